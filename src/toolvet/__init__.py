@@ -1,0 +1,4 @@
+"""toolvet: a registry and gateway for MCP tools."""
+
+__version__ = "0.1.0"
+__all__ = ["__version__"]

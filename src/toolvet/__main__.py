@@ -1,0 +1,3 @@
+from toolvet.cli import main
+
+main()

@@ -1,0 +1,178 @@
+"""The registry's tables. Column groups say who owns a column (SPEC §2, §3): see ``ownership``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from toolvet.db.types import Json, UTCDateTime, utcnow
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Server(Base):
+    __tablename__ = "servers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32), unique=True)
+    title: Mapped[str | None] = mapped_column(Text)
+    transport: Mapped[str] = mapped_column(String(20))
+    url: Mapped[str | None] = mapped_column(Text)
+    command: Mapped[str | None] = mapped_column(Text)
+    args: Mapped[list[str]] = mapped_column(Json, default=list)
+    cwd: Mapped[str | None] = mapped_column(Text)
+    # Secrets: Fernet tokens of a JSON object; values never leave toolvet, only the names do.
+    headers_secret: Mapped[str | None] = mapped_column(Text)
+    header_names: Mapped[list[str]] = mapped_column(Json, default=list)
+    env_secret: Mapped[str | None] = mapped_column(Text)
+    env_names: Mapped[list[str]] = mapped_column(Json, default=list)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    discovery: Mapped[str] = mapped_column(String(10), default="auto")
+    trust_annotations: Mapped[bool] = mapped_column(Boolean, default=False)
+    new_tools_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    hold_changed_tools: Mapped[bool] = mapped_column(Boolean, default=True)
+    remove_stale: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Discovery-owned.
+    last_discovery_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    last_discovery_status: Mapped[str | None] = mapped_column(String(12))
+    last_error: Mapped[str | None] = mapped_column(Text)
+    protocol_version: Mapped[str | None] = mapped_column(String(32))
+    server_info: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    capabilities: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    instructions: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+    tools: Mapped[list[Tool]] = relationship(back_populates="server", cascade="all, delete-orphan",
+                                             passive_deletes=True)
+
+
+class Tool(Base):
+    __tablename__ = "tools"
+    # Case sensitive on both databases: SQLite's BINARY and PostgreSQL's deterministic collations.
+    __table_args__ = (UniqueConstraint("server_id", "name", name="uq_tools_server_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(Text)
+    # Operator-owned.
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    writable: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Discovery-owned (hand-set on manual servers).
+    title: Mapped[str | None] = mapped_column(Text)
+    description: Mapped[str | None] = mapped_column(Text)
+    input_schema: Mapped[dict[str, Any]] = mapped_column(Json)
+    output_schema: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    annotations: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    icons: Mapped[list[Any] | None] = mapped_column(Json)
+    meta: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    definition: Mapped[dict[str, Any]] = mapped_column(Json)
+    advertised_read_only: Mapped[bool | None] = mapped_column(Boolean)
+    definition_fingerprint: Mapped[str] = mapped_column(String(71))
+    definition_digest: Mapped[str] = mapped_column(String(71))
+    first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    retired_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    findings: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
+    # Review-owned.
+    reviewed_fingerprint: Mapped[str | None] = mapped_column(String(71))
+    reviewed_digest: Mapped[str | None] = mapped_column(String(71))
+    reviewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    reviewed_by: Mapped[str | None] = mapped_column(Text)
+
+    server: Mapped[Server] = relationship(back_populates="tools")
+
+
+class ToolDefinition(Base):
+    """Every distinct definition a tool has had (its history), keyed by the whole-object digest."""
+
+    __tablename__ = "tool_definitions"
+    __table_args__ = (UniqueConstraint("tool_id", "digest", name="uq_tool_definitions_digest"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tool_id: Mapped[int] = mapped_column(ForeignKey("tools.id", ondelete="CASCADE"), index=True)
+    digest: Mapped[str] = mapped_column(String(71))
+    fingerprint: Mapped[str] = mapped_column(String(71))
+    definition: Mapped[dict[str, Any]] = mapped_column(Json)
+    first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Review(Base):
+    """A person's review of one definition of a tool."""
+
+    __tablename__ = "reviews"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tool_id: Mapped[int] = mapped_column(ForeignKey("tools.id", ondelete="CASCADE"), index=True)
+    fingerprint: Mapped[str] = mapped_column(String(71))
+    digest: Mapped[str] = mapped_column(String(71))
+    reviewed_by: Mapped[str] = mapped_column(Text)
+    reviewed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    note: Mapped[str | None] = mapped_column(Text)
+
+
+class DiscoveryRun(Base):
+    __tablename__ = "discovery_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    server_id: Mapped[int | None] = mapped_column(ForeignKey("servers.id", ondelete="SET NULL"), index=True)
+    server_name: Mapped[str] = mapped_column(String(32), index=True)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    status: Mapped[str] = mapped_column(String(12))
+    trigger: Mapped[str] = mapped_column(String(20), default="manual")
+    protocol_version: Mapped[str | None] = mapped_column(String(32))
+    pages: Mapped[int] = mapped_column(Integer, default=0)
+    added: Mapped[int] = mapped_column(Integer, default=0)
+    changed: Mapped[int] = mapped_column(Integer, default=0)
+    unchanged: Mapped[int] = mapped_column(Integer, default=0)
+    retired: Mapped[int] = mapped_column(Integer, default=0)
+    rejected: Mapped[int] = mapped_column(Integer, default=0)
+    rejections: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
+    error: Mapped[str | None] = mapped_column(Text)
+
+
+class Lease(Base):
+    """Who may discover a server now, so two processes on one database never list it at once."""
+
+    __tablename__ = "leases"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(64))
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ApiToken(Base):
+    __tablename__ = "tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str | None] = mapped_column(Text)
+    prefix: Mapped[str] = mapped_column(String(16))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    role: Mapped[str] = mapped_column(String(10))
+    user: Mapped[str | None] = mapped_column(Text)
+    scope: Mapped[str | None] = mapped_column(Text)
+    oauth_scopes: Mapped[list[str]] = mapped_column(Json, default=list)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_by: Mapped[str] = mapped_column(Text)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class AuditEntry(Base):
+    """Append-only: nothing in toolvet updates or deletes these rows."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    actor: Mapped[str] = mapped_column(Text, index=True)
+    action: Mapped[str] = mapped_column(String(40))
+    object_type: Mapped[str] = mapped_column(String(20))
+    object_id: Mapped[str] = mapped_column(Text, index=True)
+    before: Mapped[Any] = mapped_column(Json, nullable=True)
+    after: Mapped[Any] = mapped_column(Json, nullable=True)

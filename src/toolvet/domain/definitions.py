@@ -1,0 +1,109 @@
+"""Reading one advertised tool object into a claim, or a rejection with its reason (SPEC §3, §4.2)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import rfc8785
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from toolvet.domain.fingerprint import definition_digest, definition_fingerprint
+
+
+class DefinitionError(ValueError):
+    """A tool definition that cannot be stored; the message says which member is wrong and why."""
+
+    def __init__(self, message: str, member: str | None = None) -> None:
+        super().__init__(message)
+        self.member = member
+
+
+@dataclass(frozen=True)
+class ToolClaim:
+    """What a server claims about one tool: every discovery-owned field, derived from the raw object."""
+
+    name: str
+    title: str | None
+    description: str | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    annotations: dict[str, Any] | None
+    icons: list[Any] | None
+    meta: dict[str, Any] | None
+    definition: dict[str, Any]
+    advertised_read_only: bool | None
+    fingerprint: str
+    digest: str
+    size: int = field(compare=False)
+
+
+def check_schema(schema: Any, member: str, *, require_object_root: bool) -> None:
+    """Raise DefinitionError unless ``schema`` is a valid JSON Schema 2020-12 (object-rooted if asked)."""
+    if not isinstance(schema, dict):
+        raise DefinitionError(f"{member} must be a JSON object schema, got {type(schema).__name__}", member)
+    if require_object_root and schema.get("type") != "object":
+        raise DefinitionError(f'{member} must have "type": "object" at its root', member)
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        raise DefinitionError(f"{member} is not a valid JSON Schema: {exc.message}"
+                              + (f" (at {where})" if where else ""), member) from None
+
+
+def _optional(raw: dict[str, Any], key: str, kind: type, kind_name: str) -> Any:
+    value = raw.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise DefinitionError(f"{key} must be {kind_name}, got {type(value).__name__}", key)
+    return value
+
+
+def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
+    """Turn one advertised tool object into a claim, or raise DefinitionError naming the problem."""
+    if not isinstance(raw, dict):
+        raise DefinitionError(f"tool is not a JSON object (got {type(raw).__name__})")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        raise DefinitionError("name is missing or not a non-empty string", "name")
+    try:
+        size = len(json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode())
+    except (TypeError, ValueError) as exc:
+        raise DefinitionError(f"not serialisable as JSON: {exc}") from None
+    if size > max_bytes:
+        raise DefinitionError(f"definition is {size} bytes, over the limit of {max_bytes}")
+    if "inputSchema" not in raw:
+        raise DefinitionError("inputSchema is missing", "inputSchema")
+    check_schema(raw["inputSchema"], "inputSchema", require_object_root=True)
+    output_schema = raw.get("outputSchema")
+    if output_schema is not None:
+        # 2026-07-28 allows any root type for outputSchema; it must still be a schema object.
+        check_schema(output_schema, "outputSchema", require_object_root=False)
+    title = _optional(raw, "title", str, "a string")
+    description = _optional(raw, "description", str, "a string")
+    annotations = _optional(raw, "annotations", dict, "an object")
+    icons = _optional(raw, "icons", list, "an array")
+    meta = _optional(raw, "_meta", dict, "an object")
+    read_only = annotations.get("readOnlyHint") if annotations else None
+    try:
+        fp = definition_fingerprint(raw)
+        digest = definition_digest(raw)
+    except rfc8785.CanonicalizationError as exc:
+        raise DefinitionError(f"not canonical JSON (RFC 8785): {exc}") from None
+    return ToolClaim(
+        name=name,
+        title=title,
+        description=description,
+        input_schema=raw["inputSchema"],
+        output_schema=output_schema,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+        definition=raw,
+        advertised_read_only=read_only if isinstance(read_only, bool) else None,
+        fingerprint=fp,
+        digest=digest,
+        size=size,
+    )

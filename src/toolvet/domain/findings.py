@@ -1,0 +1,102 @@
+"""Findings for reviewers (SPEC §4.4). Discovery records them; it never acts on them by itself."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+from toolvet.domain.names import TOOL_NAME_PATTERN, is_conventional_tool_name
+
+# Phrases that address the model rather than describe the tool. Lower-cased substring/regex matches.
+_INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (label, re.compile(rx, re.IGNORECASE))
+    for label, rx in (
+        ("<IMPORTANT>", r"<\s*/?\s*important\s*>"),
+        ("ignore previous instructions", r"ignore\s+(all\s+)?(previous|prior|above)\s+instructions"),
+        ("do not tell the user", r"(do\s+not|don'?t|never)\s+(tell|inform|mention\s+to|notify)\s+the\s+user"),
+        ("disregard instructions", r"disregard\s+(all\s+|any\s+)?(previous|prior|other)?\s*instructions"),
+        ("system prompt", r"\bsystem\s+prompt\b"),
+        ("before using this tool, read", r"before\s+using\s+this\s+tool.{0,40}\b(read|open|send)\b"),
+    )
+)
+
+
+def _invisible(ch: str) -> bool:
+    # Cf covers zero-width and bidirectional controls (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069,
+    # U+FEFF); tag characters U+E0000-U+E007F can smuggle text; C0/C1 controls other than whitespace.
+    if ch in "\n\r\t":
+        return False
+    cat = unicodedata.category(ch)
+    return cat in ("Cf", "Cc", "Co") or 0xE0000 <= ord(ch) <= 0xE007F
+
+
+def _texts(definition: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Every human/model-facing string in a definition, with its JSON path."""
+    for key in ("name", "title", "description"):
+        value = definition.get(key)
+        if isinstance(value, str):
+            yield key, value
+
+    def walk(node: Any, path: str) -> Iterator[tuple[str, str]]:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("description", "title") and isinstance(v, str):
+                    yield f"{path}.{k}", v
+                else:
+                    yield from walk(v, f"{path}.{k}")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                yield from walk(v, f"{path}[{i}]")
+
+    for schema_key in ("inputSchema", "outputSchema"):
+        yield from walk(definition.get(schema_key), schema_key)
+    annotations = definition.get("annotations")
+    if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
+        yield "annotations.title", annotations["title"]
+
+
+def _finding(kind: str, message: str, path: str | None = None) -> dict[str, Any]:
+    return {"kind": kind, "message": message, **({"path": path} if path else {})}
+
+
+def static_findings(definition: dict[str, Any]) -> list[dict[str, Any]]:
+    """Findings that a definition earns on its own."""
+    found: list[dict[str, Any]] = []
+    name = definition.get("name")
+    if isinstance(name, str) and not is_conventional_tool_name(name):
+        found.append(_finding("name-pattern", f"name {name!r} does not match {TOOL_NAME_PATTERN}", "name"))
+    for path, text in _texts(definition):
+        hidden = sorted({f"U+{ord(c):04X}" for c in text if _invisible(c)})
+        if hidden:
+            found.append(
+                _finding("invisible-characters", f"invisible or control characters {', '.join(hidden)}", path)
+            )
+        for label, pattern in _INSTRUCTION_PATTERNS:
+            if pattern.search(text):
+                found.append(_finding("instruction-text", f"text aimed at the model: {label!r}", path))
+    return found
+
+
+def _required(schema: Any) -> set[str]:
+    if isinstance(schema, dict) and isinstance(schema.get("required"), list):
+        return {r for r in schema["required"] if isinstance(r, str)}
+    return set()
+
+
+def change_findings(
+    before_input_schema: Any, before_read_only: bool | None, after: dict[str, Any], after_read_only: bool | None
+) -> list[dict[str, Any]]:
+    """Findings that a definition earns by how it differs from the one seen before it."""
+    found: list[dict[str, Any]] = []
+    for param in sorted(_required(after.get("inputSchema")) - _required(before_input_schema)):
+        found.append(_finding("new-required-parameter", f"input parameter {param!r} is newly required",
+                              f"inputSchema.required.{param}"))
+    if before_read_only != after_read_only:
+        found.append(
+            _finding("read-only-claim-changed",
+                     f"readOnlyHint changed from {before_read_only!r} to {after_read_only!r}",
+                     "annotations.readOnlyHint")
+        )
+    return found

@@ -1,0 +1,26 @@
+"""Name rules for servers and tools (SPEC §2, §4.4)."""
+
+from __future__ import annotations
+
+import re
+
+SERVER_NAME_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$"
+TOOL_NAME_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
+RESERVED_SERVER_NAMES = frozenset({"toolvet"})
+
+_SERVER_NAME = re.compile(SERVER_NAME_PATTERN)
+_TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
+
+
+def server_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a server, or None when it can."""
+    if not _SERVER_NAME.fullmatch(name):
+        return f"{name!r} does not match {SERVER_NAME_PATTERN} (lowercase letters, digits and '-', 1-32 long)"
+    if name in RESERVED_SERVER_NAMES:
+        return f"{name!r} is reserved for toolvet's own host tools"
+    return None
+
+
+def is_conventional_tool_name(name: str) -> bool:
+    """True when a tool name follows the MCP naming rule (1-128 of ``[A-Za-z0-9._-]``)."""
+    return _TOOL_NAME.fullmatch(name) is not None

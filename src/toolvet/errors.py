@@ -1,0 +1,58 @@
+"""toolvet's error tree. Every interface maps these to its own medium in one place
+(``api/errors.py`` for HTTP, the CLI's runner for exit codes); nothing here knows about HTTP.
+
+ToolvetError
+├── NotFound            an object named by the caller does not exist
+├── Conflict            the object exists already (duplicate name) or the change clashes with state
+├── InvalidInput        bad input; ``field`` names what was wrong
+│   └── ReadOnlyField   an attempt to set a field that a person may not set
+├── Unauthenticated     no or unknown credentials
+├── Forbidden           the credentials may not do this
+└── UpstreamError       an MCP server failed, timed out or answered nonsense
+"""
+
+from __future__ import annotations
+
+
+class ToolvetError(Exception):
+    """Root of every error toolvet raises on purpose; its message is fit to show a user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(ToolvetError):
+    """An object named by the caller does not exist."""
+
+
+class Conflict(ToolvetError):
+    """The object exists already, or the change clashes with the current state."""
+
+
+class InvalidInput(ToolvetError):
+    """Bad input. ``field`` names the offending field (dotted path), when there is one."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+        self.reason = message
+
+
+class ReadOnlyField(InvalidInput):
+    """An attempt to set a field that discovery or the registry owns."""
+
+    def __init__(self, field: str, owner: str = "discovery") -> None:
+        super().__init__(f"is read-only (owned by {owner})", field)
+
+
+class Unauthenticated(ToolvetError):
+    """No credentials, or credentials toolvet does not know."""
+
+
+class Forbidden(ToolvetError):
+    """The credentials are valid but may not do this."""
+
+
+class UpstreamError(ToolvetError):
+    """An upstream MCP server failed, timed out or answered something malformed."""

@@ -1,0 +1,144 @@
+"""Servers (SPEC §2) as the REST API and the CLI show and accept them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, ClassVar, Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from toolvet.domain.names import server_name_problem
+from toolvet.schemas.common import read_only_map, refuse_read_only
+
+
+class Transport(StrEnum):
+    STREAMABLE_HTTP = "streamable-http"
+    SSE = "sse"
+    STDIO = "stdio"
+
+
+class DiscoveryMode(StrEnum):
+    AUTO = "auto"
+    MANUAL = "manual"
+
+
+SERVER_DISCOVERY_FIELDS = (
+    "last_discovery_at", "last_discovery_status", "last_error", "protocol_version",
+    "server_info", "capabilities", "instructions",
+)
+SERVER_READ_ONLY = {
+    **read_only_map("discovery", SERVER_DISCOVERY_FIELDS),
+    **read_only_map("the registry", ("created_at", "updated_at", "tool_count", "header_names", "env_names")),
+}
+
+
+def _check_url(url: str | None) -> str | None:
+    if url is not None and not (url.startswith("http://") or url.startswith("https://")):
+        raise ValueError("must be an http:// or https:// URL")
+    return url
+
+
+def _check_name(name: str) -> str:
+    problem = server_name_problem(name)
+    if problem:
+        raise ValueError(problem)
+    return name
+
+
+class _ServerFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    title: str | None = None
+    url: str | None = Field(default=None, description="Endpoint of an http transport.")
+    command: str | None = Field(default=None, description="Program a stdio server is launched with.")
+    args: list[str] | None = None
+    env: dict[str, str] | None = Field(default=None, description="Write-only: stdio environment additions.")
+    cwd: str | None = None
+    headers: dict[str, str] | None = Field(default=None, description="Write-only: headers sent upstream.")
+    enabled: bool | None = None
+    discovery: DiscoveryMode | None = None
+    trust_annotations: bool | None = None
+    new_tools_enabled: bool | None = None
+    hold_changed_tools: bool | None = None
+    remove_stale: bool | None = None
+
+    _check_url = field_validator("url")(classmethod(lambda cls, v: _check_url(v)))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_only(cls, data: Any) -> Any:
+        return refuse_read_only(data, SERVER_READ_ONLY)
+
+
+class ServerCreate(_ServerFields):
+    """A new server. ``transport`` defaults to stdio when ``command`` is given, else streamable-http."""
+
+    name: str
+    transport: Transport | None = None
+
+    _check_name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+
+    @model_validator(mode="after")
+    def _transport_needs(self) -> Self:
+        if self.transport is None:
+            self.transport = Transport.STDIO if self.command and not self.url else Transport.STREAMABLE_HTTP
+        check_transport_fields(self.transport, self.url, self.command)
+        return self
+
+
+def check_transport_fields(transport: Transport, url: str | None, command: str | None) -> None:
+    """An http server needs a URL, a stdio server a command; each refuses the other's field."""
+    if transport is Transport.STDIO:
+        if not command:
+            raise ValueError("command: a stdio server needs a command")
+        if url:
+            raise ValueError("url: a stdio server takes a command, not a url")
+    else:
+        if not url:
+            raise ValueError(f"url: a {transport.value} server needs a url")
+        if command:
+            raise ValueError(f"command: a {transport.value} server takes a url, not a command")
+
+
+class ServerPatch(_ServerFields):
+    """Changes to a server; absent fields are left alone. The name cannot change (it is the
+    ``serverType`` consumers key their preferences on)."""
+
+    transport: Transport | None = None
+    READ_ONLY_EXTRA: ClassVar[dict[str, str]] = {"name": "the registry (a server cannot be renamed)"}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_read_only(cls, data: Any) -> Any:
+        return refuse_read_only(data, cls.READ_ONLY_EXTRA)
+
+
+class ServerOut(BaseModel):
+    """A server as shown; secrets appear only as the names of the headers and env vars set."""
+
+    name: str
+    title: str | None
+    transport: Transport
+    url: str | None
+    command: str | None
+    args: list[str]
+    cwd: str | None
+    header_names: list[str]
+    env_names: list[str]
+    enabled: bool
+    discovery: DiscoveryMode
+    trust_annotations: bool
+    new_tools_enabled: bool
+    hold_changed_tools: bool
+    remove_stale: bool
+    last_discovery_at: datetime | None
+    last_discovery_status: str | None
+    last_error: str | None
+    protocol_version: str | None
+    server_info: dict[str, Any] | None
+    capabilities: dict[str, Any] | None
+    instructions: str | None
+    tool_count: int
+    created_at: datetime
+    updated_at: datetime

@@ -1,0 +1,174 @@
+"""Tools (SPEC §3) as the REST API and the CLI show and accept them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from toolvet.domain.policy import ReviewState
+from toolvet.schemas.common import read_only_map, refuse_read_only
+
+#: Set by discovery; a person may set them only on a ``manual`` server.
+CLAIM_FIELDS = ("title", "description", "input_schema", "output_schema", "annotations", "icons", "meta")
+TOOL_READ_ONLY = {
+    **read_only_map("discovery", ("definition", "advertised_read_only", "definition_fingerprint",
+                                  "first_seen_at", "last_seen_at", "retired_at", "findings")),
+    **read_only_map("review (POST .../review)", ("reviewed_fingerprint", "reviewed_at", "reviewed_by")),
+    **read_only_map("the registry (derived)", ("is_available", "review_state", "offered", "server")),
+    "name": "the registry (a tool cannot be renamed; register a new one)",
+}
+
+
+class ToolOut(BaseModel):
+    """A tool: the fields of SPEC §3 as written there, plus ``server``, the server's name."""
+
+    server: str
+    name: str
+    enabled: bool
+    writable: bool
+    title: str | None
+    description: str | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    annotations: dict[str, Any] | None
+    icons: list[Any] | None
+    meta: dict[str, Any] | None
+    definition: dict[str, Any]
+    advertised_read_only: bool | None
+    definition_fingerprint: str
+    first_seen_at: datetime
+    last_seen_at: datetime
+    retired_at: datetime | None
+    findings: list[dict[str, Any]]
+    reviewed_fingerprint: str | None
+    reviewed_at: datetime | None
+    reviewed_by: str | None
+    is_available: bool
+    review_state: ReviewState
+    offered: bool
+
+
+class ToolPatch(BaseModel):
+    """What a person may change on a tool: ``enabled`` and ``writable``; on a ``manual`` server also
+    the claim fields (checked by the service, which knows the server)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool | None = None
+    writable: bool | None = None
+    title: str | None = None
+    description: str | None = None
+    input_schema: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    icons: list[Any] | None = None
+    meta: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_only(cls, data: Any) -> Any:
+        return refuse_read_only(data, TOOL_READ_ONLY)
+
+
+class ToolRegistration(BaseModel):
+    """A tool registered by hand on a ``manual`` server (the only way to list a server never contacted)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=128)
+    title: str | None = None
+    description: str | None = None
+    input_schema: dict[str, Any] = Field(description='JSON Schema 2020-12 with "type": "object" at the root.')
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    icons: list[Any] | None = None
+    meta: dict[str, Any] | None = None
+    enabled: bool | None = Field(default=None, description="Default: the server's new_tools_enabled.")
+    writable: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_only(cls, data: Any) -> Any:
+        return refuse_read_only(data, {k: v for k, v in TOOL_READ_ONLY.items() if k != "name"})
+
+    def wire_definition(self) -> dict[str, Any]:
+        """The MCP wire form of this registration, as a server would have advertised it."""
+        return claim_fields_to_wire(self.name, self.model_dump(include=set(CLAIM_FIELDS)))
+
+
+def claim_fields_to_wire(name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    wire_names = {"input_schema": "inputSchema", "output_schema": "outputSchema", "meta": "_meta"}
+    out: dict[str, Any] = {"name": name}
+    for key, value in fields.items():
+        if value is not None:
+            out[wire_names.get(key, key)] = value
+    return out
+
+
+class DefinitionOut(BaseModel):
+    """One definition a tool has had."""
+
+    fingerprint: str
+    digest: str
+    definition: dict[str, Any]
+    first_seen_at: datetime
+    current: bool
+    reviewed: bool
+
+
+class DiscoveryRunOut(BaseModel):
+    id: int
+    server: str
+    trigger: str
+    started_at: datetime
+    finished_at: datetime | None
+    status: str
+    protocol_version: str | None
+    pages: int
+    added: int
+    changed: int
+    unchanged: int
+    retired: int
+    rejected: int
+    rejections: list[dict[str, Any]]
+    error: str | None
+
+
+class AuditOut(BaseModel):
+    id: int
+    at: datetime
+    actor: str
+    action: str
+    object_type: str
+    object_id: str
+    before: Any
+    after: Any
+
+
+class TokenCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: str
+    name: str | None = None
+    user: str | None = None
+    scope: str | None = None
+    oauth_scopes: list[str] = []
+
+
+class TokenOut(BaseModel):
+    id: int
+    name: str | None
+    prefix: str
+    role: str
+    user: str | None
+    scope: str | None
+    oauth_scopes: list[str]
+    created_at: datetime
+    created_by: str
+    revoked_at: datetime | None
+
+
+class TokenCreated(TokenOut):
+    token: str = Field(description="The bearer token. Shown once; toolvet keeps only its hash.")

@@ -1,0 +1,1 @@
+"""The application layer shared by the REST API, the console, the CLI and the gateway."""

@@ -1,0 +1,53 @@
+"""The append-only audit log: who did what to which object, with the before and after."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from toolvet.db.models import AuditEntry
+from toolvet.db.types import utcnow
+from toolvet.schemas.common import Page
+from toolvet.schemas.tools import AuditOut
+from toolvet.services.auth import Permission, Principal
+from toolvet.services.context import Context
+
+
+def snapshot(value: BaseModel | None) -> Any:
+    return value.model_dump(mode="json") if value is not None else None
+
+
+def record(
+    session: Session, actor: Principal | str, action: str, object_type: str, object_id: str,
+    before: Any = None, after: Any = None,
+) -> None:
+    """Add one entry inside the caller's transaction, so the change and its record commit together."""
+    session.add(AuditEntry(
+        at=utcnow(), actor=actor if isinstance(actor, str) else actor.actor, action=action,
+        object_type=object_type, object_id=object_id,
+        before=snapshot(before) if isinstance(before, BaseModel) else before,
+        after=snapshot(after) if isinstance(after, BaseModel) else after,
+    ))
+
+
+def list_entries(
+    ctx: Context, principal: Principal, *, actor: str | None = None, object_id: str | None = None,
+    action: str | None = None, limit: int = 100, offset: int = 0,
+) -> Page[AuditOut]:
+    """Newest first, filtered by actor, object (``server:NAME`` or ``tool:SERVER/TOOL``) or action."""
+    principal.require(Permission.READ)
+    query = select(AuditEntry)
+    if actor:
+        query = query.where(AuditEntry.actor == actor)
+    if object_id:
+        query = query.where(AuditEntry.object_id == object_id)
+    if action:
+        query = query.where(AuditEntry.action == action)
+    with ctx.db.transaction() as session:
+        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+        rows = session.scalars(query.order_by(AuditEntry.id.desc()).limit(limit).offset(offset)).all()
+        items = [AuditOut.model_validate(row, from_attributes=True) for row in rows]
+    return Page(items=items, total=total, limit=limit, offset=offset)

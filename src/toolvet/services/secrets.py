@@ -1,0 +1,55 @@
+"""Upstream secrets (server headers and env) encrypted at rest with a Fernet key from the settings."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken
+
+from toolvet.errors import ToolvetError
+from toolvet.settings import Settings
+
+
+def load_key(settings: Settings) -> bytes:
+    """The configured key, else the key file under ``home``, generated (mode 0600) on first start."""
+    if settings.secret_key:
+        return settings.secret_key.encode()
+    path = Path(settings.home) / "secret.key"
+    if path.exists():
+        return path.read_bytes().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = Fernet.generate_key()
+    # O_EXCL: two processes starting at once must not each write a different key.
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes().strip()
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(key)
+    return key
+
+
+class SecretBox:
+    """Encrypts a ``{name: value}`` mapping into one opaque string and back."""
+
+    def __init__(self, key: bytes) -> None:
+        try:
+            self._fernet = Fernet(key)
+        except ValueError as exc:
+            raise ToolvetError(f"secret_key is not a valid Fernet key: {exc}") from None
+
+    def seal(self, values: dict[str, str]) -> str | None:
+        if not values:
+            return None
+        return self._fernet.encrypt(json.dumps(values).encode()).decode()
+
+    def open(self, sealed: str | None) -> dict[str, str]:
+        if not sealed:
+            return {}
+        try:
+            data: dict[str, str] = json.loads(self._fernet.decrypt(sealed.encode()))
+        except InvalidToken:
+            raise ToolvetError("stored secrets cannot be decrypted with the configured secret_key") from None
+        return data

@@ -1,0 +1,184 @@
+"""Registering, changing and removing upstream servers (SPEC §2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from toolvet.db.models import Server, Tool
+from toolvet.errors import Conflict, InvalidInput, NotFound
+from toolvet.schemas.common import Page
+from toolvet.schemas.servers import (
+    ServerCreate, ServerOut, ServerPatch, Transport, check_transport_fields,
+)
+from toolvet.services import audit
+from toolvet.services.auth import Permission, Principal
+from toolvet.services.context import Context
+
+
+def invalid_from(exc: ValidationError) -> InvalidInput:
+    """Our error for pydantic's: the first problem, naming its field."""
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err["loc"]) or None
+    message = str(err["msg"]).removeprefix("Value error, ")
+    if field is None:
+        # Model-level checks name their field themselves: "command: a stdio server needs ..." or
+        # "definition_fingerprint is read-only (...)".
+        head, sep, rest = message.partition(": ")
+        if sep and " " not in head:
+            field, message = head, rest
+        elif " is read-only" in message:
+            field, _, rest = message.partition(" ")
+            message = rest
+    return InvalidInput(message, field)
+
+
+def _require_manage(principal: Principal, transport: Transport) -> None:
+    principal.require(
+        Permission.MANAGE_STDIO_SERVERS if transport is Transport.STDIO else Permission.MANAGE_HTTP_SERVERS
+    )
+
+
+def load(session: Session, name: str) -> Server:
+    server = session.scalar(select(Server).where(Server.name == name))
+    if server is None:
+        raise NotFound(f"server {name!r} not found")
+    return server
+
+
+def to_out(server: Server, tool_count: int) -> ServerOut:
+    return ServerOut(
+        name=server.name, title=server.title, transport=Transport(server.transport), url=server.url,
+        command=server.command, args=list(server.args or []), cwd=server.cwd,
+        header_names=list(server.header_names or []), env_names=list(server.env_names or []),
+        enabled=server.enabled, discovery=server.discovery, trust_annotations=server.trust_annotations,
+        new_tools_enabled=server.new_tools_enabled, hold_changed_tools=server.hold_changed_tools,
+        remove_stale=server.remove_stale, last_discovery_at=server.last_discovery_at,
+        last_discovery_status=server.last_discovery_status, last_error=server.last_error,
+        protocol_version=server.protocol_version, server_info=server.server_info,
+        capabilities=server.capabilities, instructions=server.instructions, tool_count=tool_count,
+        created_at=server.created_at, updated_at=server.updated_at,
+    )
+
+
+def _tool_count(session: Session, server_id: int) -> int:
+    return session.scalar(select(func.count()).where(Tool.server_id == server_id)) or 0
+
+
+def list_servers(ctx: Context, principal: Principal, *, limit: int = 100, offset: int = 0) -> Page[ServerOut]:
+    principal.require(Permission.READ)
+    counts = select(Tool.server_id, func.count().label("n")).group_by(Tool.server_id).subquery()
+    with ctx.db.transaction() as session:
+        total = session.scalar(select(func.count()).select_from(Server)) or 0
+        rows = session.execute(
+            select(Server, func.coalesce(counts.c.n, 0))
+            .outerjoin(counts, counts.c.server_id == Server.id)
+            .order_by(Server.name).limit(limit).offset(offset)
+        ).all()
+        items = [to_out(server, n) for server, n in rows]
+    return Page(items=items, total=total, limit=limit, offset=offset)
+
+
+def get_server(ctx: Context, principal: Principal, name: str) -> ServerOut:
+    principal.require(Permission.READ)
+    with ctx.db.transaction() as session:
+        server = load(session, name)
+        return to_out(server, _tool_count(session, server.id))
+
+
+def create_server(ctx: Context, principal: Principal, data: ServerCreate | dict[str, Any]) -> ServerOut:
+    """Register a server. Secrets are sealed before they touch the database."""
+    if isinstance(data, dict):
+        try:
+            data = ServerCreate.model_validate(data)
+        except ValidationError as exc:
+            raise invalid_from(exc) from None
+    assert data.transport is not None
+    _require_manage(principal, data.transport)
+    server = Server(
+        name=data.name, title=data.title, transport=data.transport.value, url=data.url,
+        command=data.command, args=data.args or [], cwd=data.cwd,
+        headers_secret=ctx.secrets.seal(data.headers or {}), header_names=sorted(data.headers or {}),
+        env_secret=ctx.secrets.seal(data.env or {}), env_names=sorted(data.env or {}),
+        enabled=True if data.enabled is None else data.enabled,
+        discovery=(data.discovery or "auto"),
+        trust_annotations=bool(data.trust_annotations),
+        new_tools_enabled=True if data.new_tools_enabled is None else data.new_tools_enabled,
+        hold_changed_tools=True if data.hold_changed_tools is None else data.hold_changed_tools,
+        remove_stale=bool(data.remove_stale),
+    )
+    try:
+        with ctx.db.transaction() as session:
+            if session.scalar(select(Server.id).where(Server.name == data.name)) is not None:
+                raise Conflict(f"server {data.name!r} already exists")
+            session.add(server)
+            session.flush()
+            out = to_out(server, 0)
+            audit.record(session, principal, "server.create", "server", f"server:{server.name}", None, out)
+    except IntegrityError:
+        raise Conflict(f"server {data.name!r} already exists") from None
+    return out
+
+
+def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPatch | dict[str, Any]) -> ServerOut:
+    """Change the fields the patch sets; the transport rules are checked on the result."""
+    if isinstance(patch, dict):
+        try:
+            patch = ServerPatch.model_validate(patch)
+        except ValidationError as exc:
+            raise invalid_from(exc) from None
+    changes = patch.model_dump(exclude_unset=True)
+    with ctx.db.transaction() as session:
+        server = load(session, name)
+        before = to_out(server, _tool_count(session, server.id))
+        _require_manage(principal, Transport(server.transport))
+        transport = Transport(changes.get("transport") or server.transport)
+        _require_manage(principal, transport)
+        url = changes["url"] if "url" in changes else server.url
+        command = changes["command"] if "command" in changes else server.command
+        if "transport" in changes and changes["transport"] is not None:
+            # Switching transport drops the other kind's endpoint unless the patch sets it.
+            if transport is Transport.STDIO and "url" not in changes:
+                url = None
+            if transport is not Transport.STDIO and "command" not in changes:
+                command = None
+        try:
+            check_transport_fields(transport, url, command)
+        except ValueError as exc:
+            field, _, message = str(exc).partition(": ")
+            raise InvalidInput(message, field) from None
+        server.transport, server.url, server.command = transport.value, url, command
+        for key in ("title", "cwd", "enabled", "trust_annotations", "new_tools_enabled",
+                    "hold_changed_tools", "remove_stale"):
+            if key in changes:
+                if changes[key] is None and key not in ("title", "cwd"):
+                    raise InvalidInput("may not be null", key)
+                setattr(server, key, changes[key])
+        if "discovery" in changes and changes["discovery"] is not None:
+            server.discovery = changes["discovery"].value if hasattr(changes["discovery"], "value") else changes["discovery"]
+        if "args" in changes:
+            server.args = changes["args"] or []
+        if "headers" in changes:
+            server.headers_secret = ctx.secrets.seal(changes["headers"] or {})
+            server.header_names = sorted(changes["headers"] or {})
+        if "env" in changes:
+            server.env_secret = ctx.secrets.seal(changes["env"] or {})
+            server.env_names = sorted(changes["env"] or {})
+        session.flush()
+        after = to_out(server, before.tool_count)
+        audit.record(session, principal, "server.update", "server", f"server:{name}", before, after)
+    return after
+
+
+def delete_server(ctx: Context, principal: Principal, name: str) -> None:
+    """Remove a server and, with it, every tool it had (a tool cannot outlive its server)."""
+    with ctx.db.transaction() as session:
+        server = load(session, name)
+        _require_manage(principal, Transport(server.transport))
+        before = to_out(server, _tool_count(session, server.id))
+        session.delete(server)
+        audit.record(session, principal, "server.delete", "server", f"server:{name}", before, None)

@@ -1,0 +1,225 @@
+"""Tools: listing and filtering, an operator's flags, hand registration on manual servers (SPEC §3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import ColumnElement, and_, func, not_, select, update
+from sqlalchemy.orm import Session
+
+from toolvet.db.models import Server, Tool, ToolDefinition
+from toolvet.db.ownership import OPERATOR_COLUMNS, only
+from toolvet.db.types import utcnow
+from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
+from toolvet.domain.findings import static_findings
+from toolvet.domain.policy import ReviewState, is_available, offered, review_state
+from toolvet.errors import Conflict, InvalidInput, NotFound
+from toolvet.schemas.common import Page
+from toolvet.schemas.tools import CLAIM_FIELDS, ToolOut, ToolPatch, ToolRegistration, claim_fields_to_wire
+from toolvet.services import audit
+from toolvet.services.auth import Permission, Principal
+from toolvet.services.context import Context
+from toolvet.services.servers import invalid_from
+from toolvet.services.servers import load as load_server
+
+
+def split_address(address: str) -> tuple[str, str]:
+    """``SERVER/TOOL`` -> (server, tool). Tool names may contain '/' only after the first one."""
+    server, sep, tool = address.partition("/")
+    if not sep or not server or not tool:
+        raise InvalidInput(f"{address!r} is not SERVER/TOOL", "tool")
+    return server, tool
+
+
+def to_out(tool: Tool, server: Server) -> ToolOut:
+    available = is_available(tool.enabled, server.enabled)
+    state = review_state(tool.reviewed_fingerprint, tool.definition_fingerprint)
+    return ToolOut(
+        server=server.name, name=tool.name, enabled=tool.enabled, writable=tool.writable,
+        title=tool.title, description=tool.description, input_schema=tool.input_schema,
+        output_schema=tool.output_schema, annotations=tool.annotations, icons=tool.icons, meta=tool.meta,
+        definition=tool.definition, advertised_read_only=tool.advertised_read_only,
+        definition_fingerprint=tool.definition_fingerprint, first_seen_at=tool.first_seen_at,
+        last_seen_at=tool.last_seen_at, retired_at=tool.retired_at, findings=list(tool.findings or []),
+        reviewed_fingerprint=tool.reviewed_fingerprint, reviewed_at=tool.reviewed_at,
+        reviewed_by=tool.reviewed_by, is_available=available, review_state=state,
+        offered=offered(available, state, server.hold_changed_tools),
+    )
+
+
+def load(session: Session, server_name: str, tool_name: str) -> tuple[Tool, Server]:
+    server = load_server(session, server_name)
+    tool = session.scalar(select(Tool).where(Tool.server_id == server.id, Tool.name == tool_name))
+    if tool is None:
+        raise NotFound(f"tool {server_name}/{tool_name} not found")
+    return tool, server
+
+
+# SQL forms of the derived fields, for filtering in the database.
+def sql_available() -> ColumnElement[bool]:
+    return and_(Tool.enabled.is_(True), Server.enabled.is_(True))
+
+
+def sql_changed() -> ColumnElement[bool]:
+    return and_(Tool.reviewed_fingerprint.is_not(None), Tool.reviewed_fingerprint != Tool.definition_fingerprint)
+
+
+def sql_offered() -> ColumnElement[bool]:
+    return and_(sql_available(), not_(and_(sql_changed(), Server.hold_changed_tools.is_(True))))
+
+
+def sql_review_state(state: ReviewState) -> ColumnElement[bool]:
+    if state is ReviewState.UNREVIEWED:
+        return Tool.reviewed_fingerprint.is_(None)
+    if state is ReviewState.REVIEWED:
+        return Tool.reviewed_fingerprint == Tool.definition_fingerprint
+    return sql_changed()
+
+
+def list_tools(
+    ctx: Context, principal: Principal, *, server: str | None = None, available: bool | None = None,
+    offered_: bool | None = None, state: ReviewState | None = None, has_findings: bool | None = None,
+    limit: int = 100, offset: int = 0,
+) -> Page[ToolOut]:
+    principal.require(Permission.READ)
+    query = select(Tool, Server).join(Server, Tool.server_id == Server.id)
+    if server is not None:
+        query = query.where(Server.name == server)
+    if available is not None:
+        query = query.where(sql_available() if available else not_(sql_available()))
+    if offered_ is not None:
+        query = query.where(sql_offered() if offered_ else not_(sql_offered()))
+    if state is not None:
+        query = query.where(sql_review_state(state))
+    with ctx.db.transaction() as session:
+        if server is not None:
+            load_server(session, server)
+        rows = session.execute(query.order_by(Server.name, Tool.name)).all()
+        items = [to_out(tool, srv) for tool, srv in rows]
+    if has_findings is not None:
+        items = [t for t in items if bool(t.findings) == has_findings]
+    return Page(items=items[offset:offset + limit], total=len(items), limit=limit, offset=offset)
+
+
+def get_tool(ctx: Context, principal: Principal, server: str, name: str) -> ToolOut:
+    principal.require(Permission.READ)
+    with ctx.db.transaction() as session:
+        return to_out(*load(session, server, name))
+
+
+def _claim(definition: dict[str, Any], max_bytes: int) -> ToolClaim:
+    try:
+        return read_claim(definition, max_bytes)
+    except DefinitionError as exc:
+        field = {"inputSchema": "input_schema", "outputSchema": "output_schema", "_meta": "meta"}.get(
+            exc.member or "", exc.member)
+        raise InvalidInput(str(exc).removeprefix(f"{exc.member} ") if exc.member else str(exc), field) from None
+
+
+def _claim_values(claim: ToolClaim) -> dict[str, Any]:
+    return {
+        "title": claim.title, "description": claim.description, "input_schema": claim.input_schema,
+        "output_schema": claim.output_schema, "annotations": claim.annotations, "icons": claim.icons,
+        "meta": claim.meta, "definition": claim.definition, "advertised_read_only": claim.advertised_read_only,
+        "definition_fingerprint": claim.fingerprint, "definition_digest": claim.digest,
+    }
+
+
+def remember_definition(session: Session, tool_id: int, claim: ToolClaim) -> None:
+    """Add the claim to the tool's history unless this exact definition is there already."""
+    exists = session.scalar(
+        select(ToolDefinition.id).where(ToolDefinition.tool_id == tool_id, ToolDefinition.digest == claim.digest)
+    )
+    if exists is None:
+        session.add(ToolDefinition(tool_id=tool_id, digest=claim.digest, fingerprint=claim.fingerprint,
+                                   definition=claim.definition, first_seen_at=utcnow()))
+
+
+def update_tool(
+    ctx: Context, principal: Principal, server_name: str, name: str, patch: ToolPatch | dict[str, Any]
+) -> ToolOut:
+    """Set ``enabled``/``writable`` (any server) or the claim fields (``manual`` servers only)."""
+    if isinstance(patch, dict):
+        try:
+            patch = ToolPatch.model_validate(patch)
+        except ValidationError as exc:
+            raise invalid_from(exc) from None
+    principal.require(Permission.MANAGE_TOOLS)
+    changes = patch.model_dump(exclude_unset=True)
+    for key in OPERATOR_COLUMNS & changes.keys():
+        if changes[key] is None:
+            raise InvalidInput("may not be null", key)
+    with ctx.db.transaction() as session:
+        tool, server = load(session, server_name, name)
+        before = to_out(tool, server)
+        claim_changes = {k: v for k, v in changes.items() if k in CLAIM_FIELDS}
+        if claim_changes and server.discovery != "manual":
+            field = sorted(claim_changes)[0]
+            raise InvalidInput("is read-only (owned by discovery; only tools of manual servers are edited by hand)",
+                               field)
+        values: dict[str, Any] = only(OPERATOR_COLUMNS, {k: changes[k] for k in OPERATOR_COLUMNS & changes.keys()},
+                                      "an operator")
+        if claim_changes:
+            current = {k: getattr(tool, k) for k in CLAIM_FIELDS}
+            claim = _claim(claim_fields_to_wire(tool.name, {**current, **claim_changes}), ctx.settings.max_definition_bytes)
+            values |= _claim_values(claim) | {"findings": static_findings(claim.definition)}
+            remember_definition(session, tool.id, claim)
+        if values:
+            # A column-targeted UPDATE: fields nobody set here are not rewritten from a stale copy.
+            session.execute(update(Tool).where(Tool.id == tool.id).values(**values))
+            session.refresh(tool)
+        after = to_out(tool, server)
+        audit.record(session, principal, "tool.update", "tool", f"tool:{server_name}/{name}", before, after)
+    return after
+
+
+def register_tool(
+    ctx: Context, principal: Principal, server_name: str, data: ToolRegistration | dict[str, Any]
+) -> ToolOut:
+    """Register a tool by hand on a ``manual`` server; its definition is checked like a discovered one."""
+    if isinstance(data, dict):
+        try:
+            data = ToolRegistration.model_validate(data)
+        except ValidationError as exc:
+            raise invalid_from(exc) from None
+    principal.require(Permission.MANAGE_TOOLS)
+    claim = _claim(data.wire_definition(), ctx.settings.max_definition_bytes)
+    now = utcnow()
+    with ctx.db.transaction() as session:
+        server = load_server(session, server_name)
+        if server.discovery != "manual":
+            raise InvalidInput(f"server {server_name!r} is discovered automatically; tools are registered by hand "
+                               "only on manual servers", "server")
+        if session.scalar(select(Tool.id).where(Tool.server_id == server.id, Tool.name == data.name)) is not None:
+            raise Conflict(f"tool {server_name}/{data.name} already exists")
+        tool = Tool(
+            server_id=server.id, name=data.name,
+            enabled=server.new_tools_enabled if data.enabled is None else data.enabled, writable=data.writable,
+            first_seen_at=now, last_seen_at=now, findings=static_findings(claim.definition), **_claim_values(claim),
+        )
+        session.add(tool)
+        session.flush()
+        remember_definition(session, tool.id, claim)
+        out = to_out(tool, server)
+        audit.record(session, principal, "tool.register", "tool", f"tool:{server_name}/{data.name}", None, out)
+    return out
+
+
+def delete_tool(ctx: Context, principal: Principal, server_name: str, name: str) -> None:
+    """Remove a tool. On an ``auto`` server discovery will list it again if the server still advertises
+    it (as a new, unreviewed tool); disabling is usually what an operator wants."""
+    principal.require(Permission.MANAGE_TOOLS)
+    with ctx.db.transaction() as session:
+        tool, server = load(session, server_name, name)
+        before = to_out(tool, server)
+        session.delete(tool)
+        audit.record(session, principal, "tool.delete", "tool", f"tool:{server_name}/{name}", before, None)
+
+
+def count_offered(ctx: Context) -> int:
+    with ctx.db.transaction() as session:
+        return session.scalar(
+            select(func.count()).select_from(Tool).join(Server, Tool.server_id == Server.id).where(sql_offered())
+        ) or 0
+

@@ -1,0 +1,66 @@
+"""The one settings object. Every field reads from the environment with the prefix ``TOOLVET_``."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """toolvet's configuration; ``docs/settings.md`` lists every field (a test keeps it complete)."""
+
+    model_config = SettingsConfigDict(env_prefix="TOOLVET_", extra="ignore")
+
+    home: Path = Field(
+        default_factory=lambda: Path.home() / ".toolvet",
+        description="Directory for the default SQLite database and the generated secret key file.",
+    )
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL of the database; unset means the SQLite file `HOME/toolvet.sqlite3`. "
+        "PostgreSQL: `postgresql+psycopg://user:pass@host/db` (a bare `postgresql://` URL is accepted).",
+    )
+    secret_key: str | None = Field(
+        default=None,
+        description="Fernet key that encrypts upstream secrets at rest. Unset: read from (or generated "
+        "into) `HOME/secret.key` on first start.",
+    )
+    host: str = Field(default="127.0.0.1", description="Address `toolvet serve` binds.")
+    port: int = Field(default=8730, description="Port `toolvet serve` binds.")
+    discovery_interval: float = Field(
+        default=900.0, description="Seconds between scheduled re-discoveries of each enabled `auto` server."
+    )
+    discovery_debounce: float = Field(
+        default=2.0, description="Seconds to wait after a list-changed signal before re-discovering."
+    )
+    discovery_concurrency: int = Field(
+        default=16, ge=1, description="How many servers one discovery command or scheduler tick lists at once."
+    )
+    connect_timeout: float = Field(default=10.0, gt=0, description="Seconds to connect to an upstream.")
+    read_timeout: float = Field(default=30.0, gt=0, description="Seconds to wait for one upstream response.")
+    pass_timeout: float = Field(default=120.0, gt=0, description="Seconds one discovery pass may take in all.")
+    max_pages: int = Field(default=100, ge=1, description="Most `tools/list` pages read in one pass.")
+    max_tools: int = Field(default=10_000, ge=1, description="Most tools accepted from one server in one pass.")
+    max_definition_bytes: int = Field(
+        default=256 * 1024, ge=1, description="Largest tool definition (compact JSON, bytes) accepted."
+    )
+    lease_seconds: float = Field(
+        default=300.0, gt=0, description="How long a process holds a server's discovery lease before it lapses."
+    )
+    approval_ttl: float = Field(default=900.0, gt=0, description="Seconds a pending call waits for an approver.")
+
+    def resolved_database_url(self) -> str:
+        """The database URL to use, with the embedded SQLite default and psycopg 3 as PostgreSQL driver."""
+        url = self.database_url or f"sqlite:///{self.home / 'toolvet.sqlite3'}"
+        if url.startswith("postgresql://") or url.startswith("postgres://"):
+            url = "postgresql+psycopg://" + url.split("://", 1)[1]
+        return url
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, read once from the environment."""
+    return Settings()
