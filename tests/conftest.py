@@ -73,3 +73,8 @@ def operator() -> Principal:
 @pytest.fixture
 def reader() -> Principal:
     return Principal(actor="test:reader", role=Role.READER)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

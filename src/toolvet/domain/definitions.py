@@ -90,7 +90,7 @@ def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
     try:
         fp = definition_fingerprint(raw)
         digest = definition_digest(raw)
-    except rfc8785.CanonicalizationError as exc:
+    except (rfc8785.CanonicalizationError, ValueError) as exc:
         raise DefinitionError(f"not canonical JSON (RFC 8785): {exc}") from None
     return ToolClaim(
         name=name,

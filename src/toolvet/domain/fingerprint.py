@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import rfc8785
@@ -39,5 +40,12 @@ def definition_fingerprint(definition: dict[str, Any]) -> str:
 
 def definition_digest(definition: Any) -> str:
     """Digest of the whole advertised object, so history keeps every distinct definition, even one
-    that differs only outside the fingerprinted contract (annotations, icons, ``_meta``)."""
-    return "sha256:" + hashlib.sha256(canonical_json(definition)).hexdigest()
+    that differs only outside the fingerprinted contract (annotations, icons, ``_meta``).
+
+    It is the cheap test that lets an unchanged tool skip validation on every pass, so it uses the C
+    JSON encoder with sorted keys rather than JCS: equal digests mean equal objects (``true`` and ``1``
+    stay apart); a number spelled differently (``1.0`` for ``1``) only costs one extra history row.
+    Raises ValueError for NaN or infinities, which JSON does not allow.
+    """
+    text = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()

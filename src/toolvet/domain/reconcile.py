@@ -8,6 +8,7 @@ from typing import Any
 
 from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
 from toolvet.domain.findings import change_findings, static_findings
+from toolvet.domain.fingerprint import definition_digest
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,13 @@ def _raw_name(raw: Any) -> str | None:
     return None
 
 
+def _same_definition(raw: Any, digest: str) -> bool:
+    try:
+        return definition_digest(raw) == digest
+    except ValueError:
+        return False
+
+
 def reconcile(
     stored: list[StoredTool], listing: list[Any], *, complete: bool, max_definition_bytes: int
 ) -> ChangeSet:
@@ -80,6 +88,8 @@ def reconcile(
     retires nothing. (A failed pass is never reconciled at all.)
     """
     changes = ChangeSet()
+    by_name = {tool.name: tool for tool in stored}
+    seen: set[str] = set()
     name_counts = Counter(n for n in map(_raw_name, listing) if n is not None)
     claims: list[ToolClaim] = []
     for index, raw in enumerate(listing):
@@ -87,13 +97,17 @@ def reconcile(
         if name is not None and name_counts[name] > 1:
             changes.rejected.append(Rejection(index, name, f"name {name!r} is advertised {name_counts[name]} times"))
             continue
+        known = by_name.get(name) if name is not None else None
+        if known is not None and not known.retired and _same_definition(raw, known.digest):
+            # The exact object already stored and validated: nothing to check or write but last_seen_at.
+            seen.add(known.name)
+            changes.unchanged_ids.append(known.id)
+            continue
         try:
             claims.append(read_claim(raw, max_definition_bytes))
         except DefinitionError as exc:
             changes.rejected.append(Rejection(index, name, str(exc)))
 
-    by_name = {tool.name: tool for tool in stored}
-    seen: set[str] = set()
     for claim in claims:
         seen.add(claim.name)
         known = by_name.get(claim.name)
@@ -107,12 +121,8 @@ def reconcile(
         else:
             changes.unchanged_ids.append(known.id)
 
-    # Names that were advertised but rejected are not "gone": retiring them would punish a typo.
-    rejected_names = {r.name for r in changes.rejected if r.name is not None}
+    # A stored tool whose new definition was rejected is retired too: the server no longer advertises
+    # the contract that was stored (and perhaps reviewed), so it must not stay on offer under it.
     if complete:
-        changes.retire_ids = [
-            tool.id
-            for tool in stored
-            if not tool.retired and tool.name not in seen and tool.name not in rejected_names
-        ]
+        changes.retire_ids = [tool.id for tool in stored if not tool.retired and tool.name not in seen]
     return changes

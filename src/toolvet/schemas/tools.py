@@ -107,6 +107,14 @@ def claim_fields_to_wire(name: str, fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+class ReviewCreate(BaseModel):
+    """The optional body of a review: a note kept with the review record."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    note: str | None = None
+
+
 class DefinitionOut(BaseModel):
     """One definition a tool has had."""
 
@@ -119,7 +127,9 @@ class DefinitionOut(BaseModel):
 
 
 class DiscoveryRunOut(BaseModel):
-    id: int
+    """One discovery pass. ``id`` is null only for a ``skipped`` pass (another process held the lease)."""
+
+    id: int | None
     server: str
     trigger: str
     started_at: datetime
