@@ -1,0 +1,252 @@
+"""Read one upstream server's complete ``tools/list``, raw, over any MCP transport and either era.
+
+:func:`fetch_listing` is the boundary between discovery and the untrusted upstream: it never raises
+for anything the server or the network does, bounds every read, and returns each tool object exactly
+as it was decoded from the wire (validation is reconcile's job).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+import httpx2
+
+from toolvet.discovery.http_channel import HttpChannel
+from toolvet.discovery.protocol import Channel, ChannelError, ProtocolError, RpcError, TimedChannel, negotiate
+from toolvet.discovery.stream_channel import StderrTail, open_sse, open_stdio
+
+__all__ = ["Limits", "Listing", "Target", "fetch_listing"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where an upstream server is and how to reach it."""
+
+    transport: Literal["streamable-http", "sse", "stdio"]
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)  # sent on http transports (e.g. Authorization)
+    command: str | None = None
+    args: Sequence[str] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds of one discovery pass; every read from the server is bounded by one of these."""
+
+    connect_timeout: float = 10.0
+    read_timeout: float = 30.0  # per request
+    pass_timeout: float = 120.0  # whole pass, hard bound
+    max_pages: int = 100
+    max_tools: int = 10_000
+    max_response_bytes: int = 64 * 1024 * 1024  # one page body; bigger -> failed pass
+
+
+@dataclass
+class Listing:
+    """The outcome of one pass: ``ok`` (complete), ``incomplete`` (stopped at a bound) or ``failed``.
+
+    ``tools`` holds every tool object exactly as received (json-decoded, possibly not a dict); for an
+    incomplete or failed pass it holds what arrived before the stop, which must retire nothing.
+    """
+
+    status: Literal["ok", "incomplete", "failed"]
+    tools: list[Any]
+    error: str | None
+    protocol_version: str | None
+    server_info: dict[str, Any] | None
+    capabilities: dict[str, Any] | None
+    instructions: str | None
+    pages: int
+
+
+@dataclass
+class _Pass:
+    """What one pass has learnt so far, so that any stop can still report it."""
+
+    tools: list[Any] = field(default_factory=list)
+    pages: int = 0
+    protocol_version: str | None = None
+    server_info: dict[str, Any] | None = None
+    capabilities: dict[str, Any] | None = None
+    instructions: str | None = None
+    channel: TimedChannel | None = None
+    stderr_line: str | None = None
+
+    def where(self) -> str:
+        current = self.channel.current if self.channel is not None else None
+        if current is None:
+            return "connecting"
+        if current == "tools/list":
+            return f"tools/list page {self.pages + 1}"
+        return current
+
+    def result(self, status: Literal["ok", "incomplete", "failed"], error: str | None = None) -> Listing:
+        return Listing(
+            status=status,
+            tools=self.tools,
+            error=_one_line(error) if error is not None else None,
+            protocol_version=self.protocol_version,
+            server_info=self.server_info,
+            capabilities=self.capabilities,
+            instructions=self.instructions,
+            pages=self.pages,
+        )
+
+    def failed(self, detail: str) -> Listing:
+        if self.stderr_line:
+            detail = f"{detail} (server stderr: {self.stderr_line})"
+        return self.result("failed", f"{self.where()}: {detail}")
+
+
+async def fetch_listing(target: Target, limits: Limits, http: httpx2.AsyncClient | None = None) -> Listing:
+    """Negotiate the protocol era with ``target`` and read its whole ``tools/list``, page by page.
+
+    ``http`` is the shared client for streamable HTTP (one pool for a whole sweep); ``None`` makes a
+    private client for this call. Never raises for server or network behaviour: every failure is a
+    ``failed`` listing whose ``error`` says what went wrong and where. Cancellation from the caller
+    still propagates.
+    """
+    state = _Pass()
+    try:
+        with anyio.move_on_after(limits.pass_timeout):
+            return await _run_pass(target, limits, http, state)
+        return state.failed(f"pass timed out after {limits.pass_timeout:g} s")
+    except Exception as exc:  # the boundary: an upstream's misbehaviour is data, never a traceback
+        return state.failed(_describe(exc, target))
+
+
+async def _run_pass(target: Target, limits: Limits, http: httpx2.AsyncClient | None, state: _Pass) -> Listing:
+    if target.transport == "streamable-http":
+        if not target.url:
+            raise ValueError("target has no url")
+        async with _client(http, limits) as client:
+            channel = HttpChannel(
+                client,
+                target.url,
+                target.headers,
+                timeout=httpx2.Timeout(limits.read_timeout, connect=limits.connect_timeout),
+                max_response_bytes=limits.max_response_bytes,
+            )
+            try:
+                return await _list(channel, limits, state)
+            finally:
+                with anyio.move_on_after(limits.connect_timeout):
+                    await channel.close()
+    if target.transport == "sse":
+        if not target.url:
+            raise ValueError("target has no url")
+        async with open_sse(
+            target.url,
+            target.headers,
+            connect_timeout=limits.connect_timeout,
+            read_timeout=limits.read_timeout,
+        ) as stream:
+            return await _list(stream, limits, state)
+    if target.transport == "stdio":
+        if not target.command:
+            raise ValueError("target has no command")
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+            try:
+                async with open_stdio(
+                    target.command, list(target.args), target.env, target.cwd, errlog
+                ) as stream:
+                    return await _list(stream, limits, state)
+            finally:
+                # After the child is gone (or on the way out of a timeout): keep its last words for errors.
+                state.stderr_line = StderrTail(errlog).last_line()
+    raise ValueError(f"unknown transport {target.transport!r}")
+
+
+@asynccontextmanager
+async def _client(http: httpx2.AsyncClient | None, limits: Limits) -> AsyncIterator[httpx2.AsyncClient]:
+    if http is not None:
+        yield http
+        return
+    timeout = httpx2.Timeout(limits.read_timeout, connect=limits.connect_timeout)
+    async with httpx2.AsyncClient(timeout=timeout) as client:
+        yield client
+
+
+async def _list(raw_channel: Channel, limits: Limits, state: _Pass) -> Listing:
+    channel = TimedChannel(raw_channel, limits.read_timeout)
+    state.channel = channel
+    session = await negotiate(channel)
+    state.protocol_version = session.protocol_version
+    state.server_info = session.server_info
+    state.capabilities = session.capabilities
+    state.instructions = session.instructions
+
+    seen: set[str] = set()
+    cursor: str | None = None
+    while True:
+        result = await session.request("tools/list", None if cursor is None else {"cursor": cursor})
+        state.pages += 1
+        page = state.pages
+        if not isinstance(result, dict):
+            return state.result("failed", f"tools/list page {page}: result is not an object")
+        page_tools = result.get("tools")
+        if not isinstance(page_tools, list):
+            return state.result("failed", f"tools/list page {page}: 'tools' is missing or not a list")
+        room = limits.max_tools - len(state.tools)
+        if len(page_tools) > room:
+            state.tools.extend(page_tools[:room])
+            return state.result("incomplete", f"more than max_tools={limits.max_tools} tools (page {page})")
+        state.tools.extend(page_tools)
+
+        next_cursor = result.get("nextCursor")
+        if next_cursor is None:  # absent or null ends the listing; "" is a real cursor (2026-07-28)
+            return state.result("ok")
+        if not isinstance(next_cursor, str):
+            return state.result("failed", f"tools/list page {page}: nextCursor is not a string")
+        if next_cursor in seen:
+            return state.result("incomplete", f"cursor {_show(next_cursor)} repeated on page {page}")
+        if page >= limits.max_pages:
+            return state.result(
+                "incomplete", f"more than max_pages={limits.max_pages} pages (page {page} has a nextCursor)"
+            )
+        seen.add(next_cursor)
+        cursor = next_cursor
+
+
+def _describe(exc: BaseException, target: Target) -> str:
+    """One operator-readable phrase for an exception raised anywhere under the pass."""
+    if isinstance(exc, BaseExceptionGroup):
+        # SDK transports fail inside task groups; the first leaf is the cause.
+        leaf: BaseException = exc
+        while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+            leaf = leaf.exceptions[0]
+        return _describe(leaf, target)
+    if isinstance(exc, RpcError | ChannelError | ProtocolError):
+        return str(exc)
+    if isinstance(exc, httpx2.HTTPStatusError):
+        return f"HTTP {exc.response.status_code} from {exc.request.url}"
+    if isinstance(exc, httpx2.ConnectError):
+        return f"cannot connect to {target.url}: {exc or 'connection refused'}"
+    if isinstance(exc, httpx2.TimeoutException):
+        return f"HTTP timeout ({type(exc).__name__}) talking to {target.url}"
+    if isinstance(exc, httpx2.HTTPError):
+        return f"{type(exc).__name__} talking to {target.url}: {exc}"
+    if isinstance(exc, OSError) and target.transport == "stdio":
+        return f"cannot run {target.command!r}: {exc.strerror or exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
+def _one_line(text: str, limit: int = 500) -> str:
+    # Errors quote server-chosen text; keep them one printable line of bounded length.
+    flat = _CONTROL.sub(" ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _show(cursor: str) -> str:
+    return repr(cursor) if len(cursor) <= 60 else repr(cursor[:57]) + "…"

@@ -1,0 +1,398 @@
+"""Real MCP upstreams for tests: SDK-built servers and a hostile raw one, on 127.0.0.1 in a thread.
+
+Every helper is a context manager that binds a free port, runs uvicorn in a background thread,
+waits (bounded) until it accepts connections, yields an :class:`Upstream` (its URL plus every HTTP
+request it received), and stops the server on exit. They work from sync and async tests alike.
+
+- :func:`modern_http_server` - the SDK's streamable HTTP app (serves 2026-07-28 and the handshake).
+- :func:`handshake_only_http_server` - the same app behind a guard that answers like a server that
+  only speaks the 2025-11-25 handshake (mcp 1.x wording), so clients must fall back.
+- :func:`sse_server` - the SDK's legacy HTTP+SSE app.
+- :func:`raw_listing_server` - a hand-written JSON-RPC app serving arbitrary ``tools/list`` pages.
+- :func:`stdio_server_command` - a tiny SDK stdio server run with ``sys.executable``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from mcp.types import Icon, ToolAnnotations
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+START_TIMEOUT: Final = 10.0
+STOP_TIMEOUT: Final = 10.0
+STDIO_SERVER: Final = Path(__file__).parent / "servers" / "stdio_server.py"
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One HTTP request an upstream received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]  # lower-cased names; the last value wins
+    body: Any  # json-decoded body, or None when empty / not JSON
+
+
+@dataclass
+class Upstream:
+    """A running test upstream."""
+
+    url: str  # the MCP endpoint to connect to
+    requests: list[RecordedRequest] = field(default_factory=list)
+
+    def rpc_methods(self) -> list[str]:
+        """The JSON-RPC methods of the POSTed messages, in arrival order."""
+        return [r.body["method"] for r in self.requests if isinstance(r.body, dict) and "method" in r.body]
+
+
+# --------------------------------------------------------------------------------------------- serving
+
+
+class _Server(uvicorn.Server):
+    """uvicorn with a readiness event, set once the sockets are listening."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if not self.should_exit:
+            self.ready.set()
+
+
+def _recording(app: ASGIApp, sink: list[RecordedRequest]) -> ASGIApp:
+    async def recorder(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        body_done = False
+
+        async def tapped_receive() -> Message:
+            nonlocal body_done
+            message: Message = await receive()
+            if message["type"] == "http.request" and not body_done:
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    body_done = True
+                    raw = b"".join(chunks)
+                    try:
+                        parsed = json.loads(raw) if raw else None
+                    except ValueError:
+                        parsed = None
+                    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+                    sink.append(RecordedRequest(scope["method"], scope["path"], headers, parsed))
+            return message
+
+        if scope["method"] in ("GET", "DELETE"):
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            sink.append(RecordedRequest(scope["method"], scope["path"], headers, None))
+            body_done = True
+        await app(scope, tapped_receive, send)
+
+    return recorder
+
+
+@contextmanager
+def serve(app: ASGIApp, path: str = "/mcp") -> Iterator[Upstream]:
+    """Serve ``app`` on a free 127.0.0.1 port in a background thread; yield the Upstream for ``path``."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    upstream = Upstream(url=f"http://127.0.0.1:{port}{path}")
+    config = uvicorn.Config(
+        _recording(app, upstream.requests),
+        log_level="warning",
+        lifespan="auto",
+        http="h11",
+        ws="none",
+        # A backstop only: handlers that hang (raw_listing_server's HANG) end when the client leaves.
+        timeout_graceful_shutdown=2,
+    )
+    server = _Server(config)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, daemon=True, name=f"upstream:{port}"
+    )
+    thread.start()
+    try:
+        if not server.ready.wait(START_TIMEOUT):
+            raise RuntimeError(f"test upstream on port {port} did not start within {START_TIMEOUT} s")
+        yield upstream
+    finally:
+        server.should_exit = True
+        thread.join(STOP_TIMEOUT)
+        sock.close()
+        if thread.is_alive():
+            raise RuntimeError(f"test upstream on port {port} did not stop within {STOP_TIMEOUT} s")
+
+
+# ------------------------------------------------------------------------------------- SDK servers
+
+
+def demo_server(name: str = "demo", *, tools: int = 3) -> MCPServer:
+    """An MCPServer with ``tools`` tools; ``tool_0`` has title, annotations, icons, _meta, outputSchema."""
+    # log_level: MCPServer() calls logging.basicConfig (a process-wide side effect) at this level.
+    server = MCPServer(
+        name, version="1.2.3", instructions="Demo upstream for toolvet tests.", log_level="WARNING"
+    )
+
+    @server.tool(
+        name="tool_0",
+        title="Tool Zero",
+        description="Adds two numbers.",
+        annotations=ToolAnnotations(read_only_hint=True, title="Annotated Zero"),
+        icons=[Icon(src="https://example.invalid/icon.png", mime_type="image/png")],
+        meta={"vendor/extra": {"kept": True}},
+    )
+    def tool_0(a: int, b: int) -> int:
+        return a + b
+
+    for index in range(1, tools):
+
+        def other(text: str) -> str:
+            return text
+
+        server.tool(name=f"tool_{index}", description=f"Echo number {index}.")(other)
+    return server
+
+
+@contextmanager
+def modern_http_server(server: MCPServer | None = None, *, json_response: bool = False) -> Iterator[Upstream]:
+    """The SDK's streamable HTTP app: answers ``server/discover`` (2026-07-28) and the handshake."""
+    app = (server or demo_server()).streamable_http_app(json_response=json_response)
+    with serve(app, "/mcp") as upstream:
+        yield upstream
+
+
+def _handshake_only(app: ASGIApp) -> ASGIApp:
+    """Answer any request stamped with a non-handshake protocol version as an mcp 1.x server does.
+
+    Such a server knows only ``initialize`` sessions: a ``server/discover`` POST carries no session id
+    and is refused with 400 "Missing session ID"; a newer version on a session gets 400 "Unsupported
+    protocol version". Both are JSON-RPC -32600 errors with the id ``"server-error"``.
+    """
+
+    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            version = headers.get("mcp-protocol-version")
+            if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+                while (await receive()).get("more_body", False):
+                    pass  # read the request like a real server (and so the recorder sees it)
+                text = (
+                    "Bad Request: Missing session ID"
+                    if "mcp-session-id" not in headers
+                    else f"Bad Request: Unsupported protocol version: {version}"
+                )
+                await _send_json(
+                    send,
+                    400,
+                    {"jsonrpc": "2.0", "id": "server-error", "error": {"code": -32600, "message": text}},
+                )
+                return
+        await app(scope, receive, send)
+
+    return guard
+
+
+@contextmanager
+def handshake_only_http_server(server: MCPServer | None = None) -> Iterator[Upstream]:
+    """An SDK streamable HTTP server that speaks only the 2025-11-25 handshake era."""
+    app = (server or demo_server()).streamable_http_app()
+    with serve(_handshake_only(app), "/mcp") as upstream:
+        yield upstream
+
+
+@contextmanager
+def sse_server(server: MCPServer | None = None) -> Iterator[Upstream]:
+    """The SDK's legacy HTTP+SSE app; the endpoint is ``/sse``."""
+    app = (server or demo_server()).sse_app()
+    with serve(app, "/sse") as upstream:
+        yield upstream
+
+
+def stdio_server_command(*args: str) -> tuple[str, list[str]]:
+    """(command, args) launching ``tests/servers/stdio_server.py`` with this interpreter."""
+    return sys.executable, [str(STDIO_SERVER), *args]
+
+
+# --------------------------------------------------------------------------------- hostile server
+
+
+class Hang:
+    """Page behaviour: never answer; the handler returns when the client disconnects."""
+
+
+class Drop:
+    """Page behaviour: start a response, send part of it, then close the connection."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Page behaviour: answer with this JSON-RPC error."""
+
+    code: int
+    message: str
+
+
+HANG: Final = Hang()
+DROP: Final = Drop()
+
+PageBehaviour = Any  # a result (any JSON value, sent verbatim as "result"), HANG, DROP, or a Fault
+
+
+async def _send_json(send: Send, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
+    payload = json.dumps(body).encode()
+    raw_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+    raw_headers += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    await send({"type": "http.response.body", "body": payload})
+
+
+async def _send_sse(send: Send, body: Any, headers: Mapping[str, str] | None = None) -> None:
+    # A priming event and a progress notification first, so clients must skip to the response.
+    notification = {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "data": "hi"},
+    }
+    events = [b"id: 0\r\ndata:\r\n\r\n", b": keep-alive comment\r\n\r\n"]
+    events.append(b"event: message\r\ndata: " + json.dumps(notification).encode() + b"\r\n\r\n")
+    events.append(b"event: message\r\ndata: " + json.dumps(body).encode() + b"\r\n\r\n")
+    raw_headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+    raw_headers += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
+    for event in events:
+        await send({"type": "http.response.body", "body": event, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+
+
+def raw_pages_app(
+    pages: Mapping[str | None, PageBehaviour],
+    *,
+    era: Literal["modern", "handshake"] = "modern",
+    sse: bool = False,
+) -> ASGIApp:
+    """A raw ASGI JSON-RPC app mimicking the streamable-HTTP wire, serving ``pages`` for ``tools/list``.
+
+    Written by hand instead of with the SDK's ``Server`` because the SDK validates outgoing results
+    against its models (``ListToolsResult``): it cannot send non-object tools, tools without
+    ``inputSchema``, unknown fields such as ``securitySchemes``, or a non-object result. ``pages``
+    maps the request's cursor (``None`` when the request has none) to what to answer; an unknown
+    cursor gets -32602. ``era="modern"`` answers ``server/discover``; ``"handshake"`` refuses it like
+    a 2025-11-25-only server and runs an ``initialize`` session instead. ``sse`` wraps every answer in
+    a ``text/event-stream`` body instead of ``application/json``.
+    """
+    session_id = "raw-session-1"
+
+    async def reply(send: Send, body: Any, headers: Mapping[str, str] | None = None) -> None:
+        if sse:
+            await _send_sse(send, body, headers)
+        else:
+            await _send_json(send, 200, body, headers)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                event = await receive()
+                if event["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif event["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["method"] == "DELETE":
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        raw = b""
+        while True:
+            message = await receive()
+            raw += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        request = json.loads(raw)
+        method, request_id = request.get("method"), request.get("id")
+        params = request.get("params") or {}
+        if request_id is None:  # a notification
+            await send({"type": "http.response.start", "status": 202, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if method == "server/discover":
+            if era == "handshake":
+                error = {"code": -32600, "message": "Bad Request: Missing session ID"}
+                await _send_json(send, 400, {"jsonrpc": "2.0", "id": "server-error", "error": error})
+                return
+            result = {
+                "supportedVersions": [LATEST_MODERN_VERSION],
+                "capabilities": {"tools": {}},
+                "resultType": "complete",
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "raw", "version": "0"}},
+            }
+            await reply(send, {"jsonrpc": "2.0", "id": request_id, "result": result})
+            return
+        if method == "initialize":
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "raw", "version": "0"},
+            }
+            await reply(
+                send, {"jsonrpc": "2.0", "id": request_id, "result": result}, {"mcp-session-id": session_id}
+            )
+            return
+        if method != "tools/list":
+            error = {"code": -32601, "message": f"Method not found: {method}"}
+            await reply(send, {"jsonrpc": "2.0", "id": request_id, "error": error})
+            return
+        cursor = params.get("cursor")
+        if cursor not in pages:
+            error = {"code": -32602, "message": f"Invalid cursor: {cursor!r}"}
+            await reply(send, {"jsonrpc": "2.0", "id": request_id, "error": error})
+            return
+        behaviour = pages[cursor]
+        if isinstance(behaviour, Hang):
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            return
+        if isinstance(behaviour, Drop):
+            start = {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", b"100000")],
+            }
+            await send(start)
+            await send({"type": "http.response.body", "body": b'{"jsonrpc":"2.0","id":', "more_body": True})
+            return  # uvicorn closes the connection of a response left incomplete
+        if isinstance(behaviour, Fault):
+            error = {"code": behaviour.code, "message": behaviour.message}
+            await reply(send, {"jsonrpc": "2.0", "id": request_id, "error": error})
+            return
+        await reply(send, {"jsonrpc": "2.0", "id": request_id, "result": behaviour})
+
+    return app
+
+
+@contextmanager
+def raw_listing_server(
+    pages: Mapping[str | None, PageBehaviour],
+    *,
+    era: Literal["modern", "handshake"] = "modern",
+    sse: bool = False,
+) -> Iterator[Upstream]:
+    """Serve :func:`raw_pages_app` at ``/mcp``."""
+    with serve(raw_pages_app(pages, era=era, sse=sse), "/mcp") as upstream:
+        yield upstream
