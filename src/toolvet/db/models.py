@@ -126,6 +126,7 @@ class DiscoveryRun(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     status: Mapped[str] = mapped_column(String(12))
     trigger: Mapped[str] = mapped_column(String(20), default="manual")
+    runner: Mapped[str | None] = mapped_column(String(64))  # the process (lease holder) that ran it
     protocol_version: Mapped[str | None] = mapped_column(String(32))
     pages: Mapped[int] = mapped_column(Integer, default=0)
     added: Mapped[int] = mapped_column(Integer, default=0)

@@ -132,6 +132,7 @@ class DiscoveryRunOut(BaseModel):
     id: int | None
     server: str
     trigger: str
+    runner: str | None
     started_at: datetime
     finished_at: datetime | None
     status: str

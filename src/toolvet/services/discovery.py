@@ -98,7 +98,7 @@ async def discover(
 
 async def run_passes(
     ctx: Context, plans: Sequence[PassPlan], *, trigger: str, on_run: OnRun | None = None,
-    http: httpx2.AsyncClient | None = None,
+    http: httpx2.AsyncClient | None = None, unless_discovered_since: datetime | None = None,
 ) -> list[DiscoveryRunOut]:
     reports: list[DiscoveryRunOut | None] = [None] * len(plans)
     limiter = anyio.CapacityLimiter(ctx.settings.discovery_concurrency)
@@ -107,7 +107,8 @@ async def run_passes(
     try:
         async def one(index: int, item: PassPlan) -> None:
             async with limiter:
-                reports[index] = report = await run_pass(ctx, item, trigger=trigger, http=client)
+                reports[index] = report = await run_pass(ctx, item, trigger=trigger, http=client,
+                                                         unless_discovered_since=unless_discovered_since)
             if on_run is not None:
                 on_run(report)
 
@@ -120,17 +121,34 @@ async def run_passes(
     return [r for r in reports if r is not None]
 
 
-async def run_pass(ctx: Context, item: PassPlan, *, trigger: str, http: httpx2.AsyncClient | None) -> DiscoveryRunOut:
-    """One pass over one server under its lease; a server another process is listing is skipped."""
+def _skipped(item: PassPlan, trigger: str, why: str) -> DiscoveryRunOut:
+    now = utcnow()
+    return DiscoveryRunOut(id=None, server=item.name, trigger=trigger, runner=None, started_at=now, finished_at=now,
+                           status="skipped", protocol_version=None, pages=0, added=0, changed=0, unchanged=0,
+                           retired=0, rejected=0, rejections=[], error=why)
+
+
+def _discovered_since(ctx: Context, server_id: int, since: datetime) -> bool:
+    with ctx.db.transaction() as session:
+        last = session.scalar(select(Server.last_discovery_at).where(Server.id == server_id))
+    return last is not None and last >= since
+
+
+async def run_pass(
+    ctx: Context, item: PassPlan, *, trigger: str, http: httpx2.AsyncClient | None,
+    unless_discovered_since: datetime | None = None,
+) -> DiscoveryRunOut:
+    """One pass over one server under its lease; a server another process is listing is skipped, and
+    so is one discovered after ``unless_discovered_since`` (another process's scheduler beat us)."""
     key = f"discover:{item.name}"
     lease_for = ctx.settings.pass_timeout + 60
     if not await anyio.to_thread.run_sync(leases.acquire, ctx.db, key, lease_for):
-        now = utcnow()
-        return DiscoveryRunOut(id=None, server=item.name, trigger=trigger, started_at=now, finished_at=now,
-                               status="skipped", protocol_version=None, pages=0, added=0, changed=0, unchanged=0,
-                               retired=0, rejected=0, rejections=[],
-                               error="another toolvet process is discovering this server now")
+        return _skipped(item, trigger, "another toolvet process is discovering this server now")
     try:
+        if unless_discovered_since is not None and await anyio.to_thread.run_sync(
+            _discovered_since, ctx, item.server_id, unless_discovered_since
+        ):
+            return _skipped(item, trigger, "discovered by another toolvet process meanwhile")
         started = utcnow()
         listing = await fetch_listing(item.target, limits_from(ctx), http)
         return await anyio.to_thread.run_sync(apply_listing, ctx, item, listing, started, trigger)
@@ -215,7 +233,8 @@ def apply_listing(ctx: Context, item: PassPlan, listing: Listing, started: datet
         session.execute(update(Server).where(Server.id == server.id).values(**values))
         counts = changes.counts()
         run = DiscoveryRun(server_id=server.id, server_name=server.name, started_at=started, finished_at=now,
-                           status=status, trigger=trigger, protocol_version=listing.protocol_version,
+                           status=status, trigger=trigger, runner=leases.HOLDER,
+                           protocol_version=listing.protocol_version,
                            pages=listing.pages, rejections=[r.as_dict() for r in changes.rejected], error=error,
                            **counts)
         session.add(run)
@@ -225,7 +244,7 @@ def apply_listing(ctx: Context, item: PassPlan, listing: Listing, started: datet
 
 def run_out(run: DiscoveryRun) -> DiscoveryRunOut:
     return DiscoveryRunOut(
-        id=run.id, server=run.server_name, trigger=run.trigger, started_at=run.started_at,
+        id=run.id, server=run.server_name, trigger=run.trigger, runner=run.runner, started_at=run.started_at,
         finished_at=run.finished_at, status=run.status, protocol_version=run.protocol_version, pages=run.pages,
         added=run.added, changed=run.changed, unchanged=run.unchanged, retired=run.retired, rejected=run.rejected,
         rejections=list(run.rejections or []), error=run.error,

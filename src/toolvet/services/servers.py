@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,7 +23,13 @@ from toolvet.services.context import Context
 
 def invalid_from(exc: ValidationError) -> InvalidInput:
     """Our error for pydantic's: the first problem, naming its field."""
-    err = exc.errors()[0]
+    return invalid_from_errors(exc.errors())
+
+
+def invalid_from_errors(errors: Sequence[Mapping[str, Any]]) -> InvalidInput:
+    """Our error for a list of pydantic error dicts (``ValidationError.errors()``, or FastAPI's request
+    errors once the API has dropped their ``body``/``query`` prefix): the first one, naming its field."""
+    err = errors[0]
     field = ".".join(str(p) for p in err["loc"]) or None
     message = str(err["msg"]).removeprefix("Value error, ")
     if field is None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from toolvet.db.models import ApiToken
 from toolvet.db.types import utcnow
 from toolvet.errors import InvalidInput, NotFound, Unauthenticated
+from toolvet.schemas.common import Page
 from toolvet.schemas.tools import TokenCreate, TokenCreated, TokenOut
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal, Role, hash_token, new_token
@@ -44,6 +45,15 @@ def list_tokens(ctx: Context, principal: Principal) -> list[TokenOut]:
     principal.require(Permission.MANAGE_TOKENS)
     with ctx.db.transaction() as session:
         return [_out(r) for r in session.scalars(select(ApiToken).order_by(ApiToken.id)).all()]
+
+
+def token_page(ctx: Context, principal: Principal, *, limit: int = 100, offset: int = 0) -> Page[TokenOut]:
+    """One page of the tokens, oldest first (revoked ones included, with ``revoked_at`` set)."""
+    principal.require(Permission.MANAGE_TOKENS)
+    with ctx.db.transaction() as session:
+        total = session.scalar(select(func.count()).select_from(ApiToken)) or 0
+        rows = session.scalars(select(ApiToken).order_by(ApiToken.id).limit(limit).offset(offset)).all()
+        return Page(items=[_out(r) for r in rows], total=total, limit=limit, offset=offset)
 
 
 def revoke_token(ctx: Context, principal: Principal, token_id: int) -> TokenOut:

@@ -97,6 +97,7 @@ def upgrade() -> None:
     sa.Column('finished_at', toolvet.db.types.UTCDateTime(timezone=True), nullable=True),
     sa.Column('status', sa.String(length=12), nullable=False),
     sa.Column('trigger', sa.String(length=20), nullable=False),
+    sa.Column('runner', sa.String(length=64), nullable=True),
     sa.Column('protocol_version', sa.String(length=32), nullable=True),
     sa.Column('pages', sa.Integer(), nullable=False),
     sa.Column('added', sa.Integer(), nullable=False),

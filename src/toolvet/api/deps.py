@@ -1,0 +1,37 @@
+"""What routes depend on: the Context, the authenticated Principal, paging parameters."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from toolvet.schemas.common import MAX_LIMIT
+from toolvet.services import tokens
+from toolvet.services.auth import Principal
+from toolvet.services.context import Context
+
+# auto_error=False: a missing or non-Bearer header reaches ``authenticate`` as None, so every
+# authentication failure is the same Unauthenticated error, rendered by the one error table.
+_bearer = HTTPBearer(auto_error=False, description="A toolvet token: `Authorization: Bearer tv_...`.")
+
+
+def get_context(request: Request) -> Context:
+    """The Context the app was created with."""
+    ctx: Context = request.app.state.ctx
+    return ctx
+
+
+def get_principal(
+    ctx: Annotated[Context, Depends(get_context)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    """The principal the request's bearer token stands for; Unauthenticated (401) otherwise."""
+    return tokens.authenticate(ctx, credentials.credentials if credentials else None)
+
+
+ContextDep = Annotated[Context, Depends(get_context)]
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Most items in the page.")]
+Offset = Annotated[int, Query(ge=0, description="Items skipped before the page.")]

@@ -1,0 +1,16 @@
+"""The API's routers. ``create_app`` mounts every router in ``ROUTERS`` under ``/api/v1`` behind
+authentication, so adding a group of routes is one import and one entry here."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from toolvet.api.routes import audit, discovery, servers, tokens, tools
+
+ROUTERS: list[APIRouter] = [
+    servers.router,
+    tools.router,
+    audit.router,
+    tokens.router,
+    discovery.router,
+]

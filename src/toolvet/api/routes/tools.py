@@ -1,0 +1,92 @@
+"""``/tools`` and ``/servers/{name}/tools``: listing, an operator's flags, hand registration, review
+and history (SPEC §3, §4.3).
+
+Tool names are case sensitive and may contain dots, spaces or even ``/``, so the tool segment is a
+``path`` parameter. The ``/review`` and ``/history`` routes are declared before the plain tool
+routes so they take precedence."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query, Response
+
+from toolvet.api.deps import ContextDep, Limit, Offset, PrincipalDep
+from toolvet.domain.policy import ReviewState
+from toolvet.schemas.common import Page
+from toolvet.schemas.tools import DefinitionOut, ReviewCreate, ToolOut, ToolPatch, ToolRegistration
+from toolvet.services import review, tools
+
+router = APIRouter(tags=["tools"])
+
+
+@router.get("/tools")
+def list_tools(
+    ctx: ContextDep,
+    principal: PrincipalDep,
+    server: Annotated[str | None, Query(description="Only this server's tools.")] = None,
+    available: Annotated[bool | None, Query(description="Tool and server both enabled.")] = None,
+    offered: Annotated[
+        bool | None, Query(description="Available and not held for a changed contract.")
+    ] = None,
+    review_state: Annotated[ReviewState | None, Query()] = None,
+    findings: Annotated[
+        bool | None, Query(description="Only tools with (true) or without (false) findings.")
+    ] = None,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> Page[ToolOut]:
+    """Tools by server and name, filtered on the derived fields."""
+    return tools.list_tools(
+        ctx,
+        principal,
+        server=server,
+        available=available,
+        offered_=offered,
+        state=review_state,
+        has_findings=findings,
+        limit=limit,
+        offset=offset,
+    )
+
+
+@router.post("/servers/{name}/tools", status_code=201)
+def register_tool(ctx: ContextDep, principal: PrincipalDep, name: str, data: ToolRegistration) -> ToolOut:
+    """Register a tool by hand on a ``manual`` server; its definition is checked like a discovered one."""
+    return tools.register_tool(ctx, principal, name, data)
+
+
+@router.post("/servers/{name}/tools/{tool:path}/review")
+def review_tool(
+    ctx: ContextDep,
+    principal: PrincipalDep,
+    name: str,
+    tool: str,
+    data: Annotated[ReviewCreate | None, Body()] = None,
+) -> ToolOut:
+    """Record a review of the tool's current definition (``review_state`` becomes ``reviewed``)."""
+    return review.review_tool(ctx, principal, name, tool, data.note if data else None)
+
+
+@router.get("/servers/{name}/tools/{tool:path}/history")
+def tool_history(ctx: ContextDep, principal: PrincipalDep, name: str, tool: str) -> list[DefinitionOut]:
+    """Every distinct definition the tool has had, oldest first."""
+    return review.history(ctx, principal, name, tool)
+
+
+@router.get("/servers/{name}/tools/{tool:path}")
+def get_tool(ctx: ContextDep, principal: PrincipalDep, name: str, tool: str) -> ToolOut:
+    """One tool."""
+    return tools.get_tool(ctx, principal, name, tool)
+
+
+@router.patch("/servers/{name}/tools/{tool:path}")
+def update_tool(ctx: ContextDep, principal: PrincipalDep, name: str, tool: str, patch: ToolPatch) -> ToolOut:
+    """Set ``enabled`` and ``writable``; on a ``manual`` server also the definition's fields."""
+    return tools.update_tool(ctx, principal, name, tool, patch)
+
+
+@router.delete("/servers/{name}/tools/{tool:path}", status_code=204, response_class=Response)
+def delete_tool(ctx: ContextDep, principal: PrincipalDep, name: str, tool: str) -> None:
+    """Remove a tool (on an ``auto`` server, discovery lists it again if the server still has it)."""
+    tools.delete_tool(ctx, principal, name, tool)

@@ -1,0 +1,1 @@
+"""The bundled demo MCP server that ``toolvet demo`` discovers and serves."""

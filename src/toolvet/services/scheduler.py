@@ -1,0 +1,155 @@
+"""Keeping the registry current inside ``toolvet serve`` (SPEC §4.5).
+
+Every ``discovery_interval`` each enabled ``auto`` server is listed again; a server that signals that
+its list changed is listed again after ``discovery_debounce`` seconds (signals inside that window
+collapse into one pass). Several processes may run a scheduler on one database: each pass takes the
+server's lease, and a pass finds out under the lease whether another process has just done the work.
+
+Signals come from one :func:`~toolvet.discovery.watch.watch_list_changed` task per enabled ``auto``
+server, kept in step with the registry on every tick: a new server gets a watcher, a removed,
+disabled or now-manual server loses its one, and an edited server (another target) is watched afresh.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+import anyio
+import anyio.to_thread
+import httpx2
+from anyio.abc import TaskGroup, TaskStatus
+from sqlalchemy import or_, select
+
+from toolvet.db.models import Server
+from toolvet.db.types import utcnow
+from toolvet.discovery import Target
+from toolvet.discovery.watch import watch_list_changed
+from toolvet.services.context import Context
+from toolvet.services.discovery import OnRun, PassPlan, _plan, limits_from, plan, run_passes
+
+log = logging.getLogger("toolvet.scheduler")
+
+#: The scheduler looks for due servers at least this often (seconds), so new servers are picked up.
+MAX_TICK = 30.0
+
+
+class Scheduler:
+    """Re-discovers due servers and, debounced, servers that announced a change."""
+
+    def __init__(self, ctx: Context, *, on_run: OnRun | None = None) -> None:
+        self.ctx = ctx
+        self.on_run = on_run  # called with every pass's run report (tests and logging hook in here)
+        self._wake = anyio.Event()
+        # name -> (due on the loop clock, signal time)
+        self._requested: dict[str, tuple[float, datetime]] = {}
+        self._watchers: dict[str, tuple[Target, anyio.CancelScope]] = {}  # name -> (target, watcher scope)
+        self.passes = 0
+
+    def request(self, name: str) -> None:
+        """A server said its tool list changed: list it again after the debounce delay."""
+        if name not in self._requested:
+            self._requested[name] = (anyio.current_time() + self.ctx.settings.discovery_debounce, utcnow())
+        self._wake.set()
+
+    def _due(self, now: datetime) -> list[PassPlan]:
+        cutoff = now - timedelta(seconds=self.ctx.settings.discovery_interval)
+        with self.ctx.db.transaction() as session:
+            servers = session.scalars(
+                select(Server).where(
+                    Server.enabled.is_(True), Server.discovery == "auto",
+                    or_(Server.last_discovery_at.is_(None), Server.last_discovery_at <= cutoff),
+                ).order_by(Server.name)
+            ).all()
+            return [_plan(self.ctx, s) for s in servers]
+
+    def _named(self, names: list[str]) -> list[PassPlan]:
+        with self.ctx.db.transaction() as session:
+            servers = session.scalars(
+                select(Server).where(Server.name.in_(names), Server.enabled.is_(True),
+                                     Server.discovery == "auto")
+            ).all()
+            return [_plan(self.ctx, s) for s in servers]
+
+    def watched(self) -> dict[str, Target]:
+        """The servers that have a list-changed watcher now, and the target each one watches."""
+        return {name: target for name, (target, _) in self._watchers.items()}
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Run until cancelled."""
+        settings = self.ctx.settings
+        tick = min(MAX_TICK, settings.discovery_interval)
+        async with _http_client(self.ctx) as http, anyio.create_task_group() as watchers:
+            task_status.started()
+            while True:
+                try:
+                    await self._sync_watchers(watchers, http)
+                except Exception:  # e.g. the database is briefly away: keep the watchers we have
+                    log.exception("updating the list-changed watchers failed")
+                try:
+                    await self._once(http)
+                except Exception:  # one bad sweep must not stop keeping the registry current
+                    log.exception("scheduled discovery sweep failed")
+                sleep = tick
+                if self._requested:
+                    first_due = min(d for d, _ in self._requested.values())
+                    sleep = min(sleep, max(0.0, first_due - anyio.current_time()))
+                with anyio.move_on_after(sleep):
+                    await self._wake.wait()
+                self._wake = anyio.Event()
+
+    async def _sync_watchers(self, tg: TaskGroup, http: httpx2.AsyncClient) -> None:
+        """One watcher per enabled ``auto`` server: start missing ones, cancel stale ones."""
+        wanted = {p.name: p.target for p in await anyio.to_thread.run_sync(plan, self.ctx, None)}
+        for name, (target, scope) in list(self._watchers.items()):
+            if wanted.get(name) != target:  # removed, disabled, manual, or edited (url, command, headers...)
+                scope.cancel()
+                del self._watchers[name]
+        for name, target in wanted.items():
+            if name not in self._watchers:
+                scope = anyio.CancelScope()
+                self._watchers[name] = (target, scope)
+                tg.start_soon(self._watch, name, target, http, scope)
+
+    async def _watch(
+        self, name: str, target: Target, http: httpx2.AsyncClient, scope: anyio.CancelScope
+    ) -> None:
+        with scope:
+            try:
+                await watch_list_changed(target, limits_from(self.ctx), lambda: self.request(name), http=http)
+            except Exception:  # a bug, not the server (the watcher never raises for those): log, don't spread
+                log.exception("list-changed watcher of %s failed", name)
+
+    async def _once(self, http: httpx2.AsyncClient) -> None:
+        now = utcnow()
+        clock = anyio.current_time()
+        ready = [name for name, (due, _) in self._requested.items() if due <= clock]
+        if ready:
+            since = min(self._requested[name][1] for name in ready)
+            for name in ready:
+                del self._requested[name]
+            plans = await anyio.to_thread.run_sync(self._named, ready)
+            runs = await run_passes(self.ctx, plans, trigger="list-changed", http=http, on_run=self.on_run,
+                                    unless_discovered_since=since)
+            self.passes += sum(r.id is not None for r in runs)
+        due = await anyio.to_thread.run_sync(self._due, now)
+        if due:
+            cutoff = now - timedelta(seconds=self.ctx.settings.discovery_interval)
+            runs = await run_passes(self.ctx, due, trigger="schedule", http=http, on_run=self.on_run,
+                                    unless_discovered_since=cutoff + timedelta(microseconds=1))
+            self.passes += sum(r.id is not None for r in runs)
+
+
+def _http_client(ctx: Context) -> httpx2.AsyncClient:
+    """The scheduler's one HTTP client, shared by passes and watchers.
+
+    Unlike ``shared_http_client`` it has no cap on open connections: every watched streamable-HTTP
+    server holds one long-lived stream, and with a cap those streams would starve the passes of
+    connections. Passes stay bounded by ``discovery_concurrency`` (a limiter in ``run_passes``).
+    """
+    s = ctx.settings
+    keepalive = max(s.discovery_concurrency * 2, 32)
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(s.read_timeout, connect=s.connect_timeout),
+        limits=httpx2.Limits(max_connections=None, max_keepalive_connections=keepalive),
+    )
