@@ -1,0 +1,220 @@
+"""``toolvet server add|list|show|set|remove``: upstream MCP servers (SPEC §2)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from toolvet.cli import parsing, render
+from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
+from toolvet.cli.runtime import confirm_or_refuse, local
+from toolvet.errors import InvalidInput
+from toolvet.services import servers
+
+server_app = typer.Typer(
+    help="Register, inspect, change and remove upstream MCP servers.", no_args_is_help=True
+)
+
+NameArg = Annotated[str, typer.Argument(help="The server's name (lowercase letters, digits, '-').")]
+UrlOpt = Annotated[str | None, typer.Option("--url", help="Endpoint of an HTTP server.")]
+TransportOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--transport", help="streamable-http (default with --url), sse, or stdio (default with --command)."
+    ),
+]
+HeaderOpt = Annotated[
+    list[str] | None,
+    typer.Option("--header", help="'Name: value' sent upstream; repeatable. Write-only: never shown again."),
+]
+CommandOpt = Annotated[str | None, typer.Option("--command", help="Program that runs a stdio server.")]
+ArgOpt = Annotated[list[str] | None, typer.Option("--arg", help="One argument of --command; repeatable.")]
+EnvOpt = Annotated[
+    list[str] | None,
+    typer.Option("--env", help="KEY=VALUE added to a stdio server's environment; repeatable. Write-only."),
+]
+CwdOpt = Annotated[str | None, typer.Option("--cwd", help="Working directory of a stdio server.")]
+TitleOpt = Annotated[str | None, typer.Option("--title", help="A human-readable title.")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``server`` group to the root app."""
+    app.add_typer(server_app, name="server")
+
+
+def _endpoint_fields(
+    url: str | None,
+    transport: str | None,
+    header: list[str] | None,
+    command: str | None,
+    arg: list[str] | None,
+    env: list[str] | None,
+    cwd: str | None,
+    title: str | None,
+) -> dict[str, Any]:
+    """The options a person gave, as service input; options not given are left out."""
+    fields = {
+        "url": url,
+        "transport": transport,
+        "headers": parsing.headers(header),
+        "command": command,
+        "args": arg or None,
+        "env": parsing.env(env),
+        "cwd": cwd,
+        "title": title,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+@server_app.command("add")
+def add(
+    name: NameArg,
+    url: UrlOpt = None,
+    transport: TransportOpt = None,
+    header: HeaderOpt = None,
+    command: CommandOpt = None,
+    arg: ArgOpt = None,
+    env: EnvOpt = None,
+    cwd: CwdOpt = None,
+    title: TitleOpt = None,
+    manual: Annotated[
+        bool,
+        typer.Option("--manual", help="Never contact the server; register its tools by hand (tool add)."),
+    ] = False,
+    trust_annotations: Annotated[
+        bool,
+        typer.Option(
+            "--trust-annotations", help="Let the server's read-only annotations skip approval (SPEC §5)."
+        ),
+    ] = False,
+    new_tools_disabled: Annotated[
+        bool, typer.Option("--new-tools-disabled", help="Tools discovered later start disabled.")
+    ] = False,
+    no_hold_changed: Annotated[
+        bool,
+        typer.Option("--no-hold-changed", help="Keep offering tools whose definition changed after review."),
+    ] = False,
+    remove_stale: Annotated[
+        bool,
+        typer.Option("--remove-stale", help="Delete tools the server stops listing (default: retire them)."),
+    ] = False,
+    disabled: Annotated[bool, typer.Option("--disabled", help="Register the server disabled.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Register a server: an HTTP one with --url, or a stdio one with --command."""
+    data: dict[str, Any] = {
+        "name": name,
+        **_endpoint_fields(url, transport, header, command, arg, env, cwd, title),
+        "enabled": not disabled,
+        "discovery": "manual" if manual else "auto",
+        "trust_annotations": trust_annotations,
+        "new_tools_enabled": not new_tools_disabled,
+        "hold_changed_tools": not no_hold_changed,
+        "remove_stale": remove_stale,
+    }
+    with local() as (ctx, me):
+        out = servers.create_server(ctx, me, data)
+    render.show_change(out, as_json, f"added server {out.name} ({out.transport.value})")
+
+
+@server_app.command("list")
+def list_(limit: LimitOption = 100, offset: OffsetOption = 0, as_json: JsonOption = False) -> None:
+    """List servers by name."""
+    with local() as (ctx, me):
+        page = servers.list_servers(ctx, me, limit=limit, offset=offset)
+    render.show_page(page, as_json, "servers", render.server_row, render.SERVER_HEADERS)
+
+
+@server_app.command("show")
+def show(name: NameArg, as_json: JsonOption = False) -> None:
+    """Show one server (header and env values are never shown, only their names)."""
+    with local() as (ctx, me):
+        out = servers.get_server(ctx, me, name)
+    render.show_object(out, as_json)
+
+
+def _flag(value: bool | None, key: str, patch: dict[str, Any]) -> None:
+    if value is not None:
+        patch[key] = value
+
+
+@server_app.command("set")
+def set_(
+    name: NameArg,
+    url: UrlOpt = None,
+    transport: TransportOpt = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header", help="'Name: value'; repeatable. Replaces every header the server had. Write-only."
+        ),
+    ] = None,
+    command: CommandOpt = None,
+    arg: Annotated[
+        list[str] | None,
+        typer.Option("--arg", help="One argument of --command; repeatable. Replaces the argument list."),
+    ] = None,
+    env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--env", help="KEY=VALUE; repeatable. Replaces the whole added environment. Write-only."
+        ),
+    ] = None,
+    cwd: CwdOpt = None,
+    title: TitleOpt = None,
+    enabled: Annotated[bool | None, typer.Option("--enabled/--disabled", help="Enable or disable.")] = None,
+    auto: Annotated[
+        bool | None,
+        typer.Option("--auto/--manual", help="Discover automatically, or never contact (tools by hand)."),
+    ] = None,
+    trust_annotations: Annotated[
+        bool | None,
+        typer.Option(
+            "--trust-annotations/--no-trust-annotations", help="Whether read-only annotations decide."
+        ),
+    ] = None,
+    hold_changed: Annotated[
+        bool | None,
+        typer.Option("--hold-changed/--no-hold-changed", help="Stop offering tools changed after review."),
+    ] = None,
+    remove_stale: Annotated[
+        bool | None,
+        typer.Option("--remove-stale/--keep-stale", help="Delete, or retire, tools no longer listed."),
+    ] = None,
+    new_tools_enabled: Annotated[
+        bool | None,
+        typer.Option(
+            "--new-tools-enabled/--new-tools-disabled", help="Whether newly discovered tools start enabled."
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Change the options given; everything else is left as it is."""
+    patch = _endpoint_fields(url, transport, header, command, arg, env, cwd, title)
+    _flag(enabled, "enabled", patch)
+    if auto is not None:
+        patch["discovery"] = "auto" if auto else "manual"
+    _flag(trust_annotations, "trust_annotations", patch)
+    _flag(hold_changed, "hold_changed_tools", patch)
+    _flag(remove_stale, "remove_stale", patch)
+    _flag(new_tools_enabled, "new_tools_enabled", patch)
+    if not patch:
+        raise InvalidInput("nothing to change: give at least one option (see --help)", "options")
+    with local() as (ctx, me):
+        out = servers.update_server(ctx, me, name, patch)
+    render.show_change(out, as_json, f"updated server {out.name}")
+
+
+@server_app.command("remove")
+def remove(
+    name: NameArg,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Remove a server and every tool it has."""
+    with local() as (ctx, me):
+        if not yes:
+            found = servers.get_server(ctx, me, name)
+            confirm_or_refuse(f"Remove server {found.name} and its {found.tool_count} tool(s)?", yes)
+        servers.delete_server(ctx, me, name)
+    render.say(f"removed server {name}")

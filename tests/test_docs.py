@@ -1,0 +1,75 @@
+"""Every CLI command and option is in docs/cli.md, every setting in docs/settings.md (STYLE rule 13)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.main import get_command
+
+from toolvet.cli import app
+from toolvet.settings import Settings
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def commands(command: object, path: tuple[str, ...] = ("toolvet",)) -> Iterator[tuple[str, object]]:
+    """Every command in the tree as ('toolvet server add', command), groups included."""
+    yield " ".join(path), command
+    for name, sub in sorted(getattr(command, "commands", {}).items()):
+        yield from commands(sub, (*path, name))
+
+
+COMMANDS = dict(commands(get_command(app)))
+
+
+def sections(text: str) -> dict[str, str]:
+    """docs/cli.md split at its ``## `toolvet ...` `` headings: heading -> body."""
+    parts = re.split(r"^##+ `(toolvet[^`]*)`\s*$", text, flags=re.MULTILINE)
+    return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+@pytest.fixture(scope="module")
+def cli_doc() -> dict[str, str]:
+    return sections((DOCS / "cli.md").read_text(encoding="utf-8"))
+
+
+def option_names(command: object) -> list[str]:
+    names: list[str] = []
+    for param in getattr(command, "params", []):
+        if getattr(param, "param_type_name", "") == "option":
+            names += [n for n in (*param.opts, *param.secondary_opts) if n.startswith("--") and n != "--help"]
+    return names
+
+
+@pytest.mark.parametrize("path", sorted(COMMANDS))
+def test_every_cli_command_has_a_section_in_docs_cli_md(path: str, cli_doc: dict[str, str]) -> None:
+    assert path in cli_doc, f"docs/cli.md has no '## `{path}`' section"
+
+
+@pytest.mark.parametrize("path", sorted(COMMANDS))
+def test_every_cli_option_is_documented_in_its_commands_section(path: str, cli_doc: dict[str, str]) -> None:
+    body = cli_doc.get(path, "")
+    missing = [
+        name for name in option_names(COMMANDS[path]) if not re.search(rf"`{re.escape(name)}[`= /\]]", body)
+    ]
+    assert not missing, f"docs/cli.md section '{path}' does not mention {missing}"
+
+
+@pytest.mark.parametrize("path", sorted(COMMANDS))
+def test_every_leaf_command_shows_an_example(path: str, cli_doc: dict[str, str]) -> None:
+    if getattr(COMMANDS[path], "commands", None):
+        return
+    assert "```" in cli_doc.get(path, ""), f"docs/cli.md section '{path}' has no example"
+
+
+def test_docs_cli_md_documents_no_command_that_does_not_exist(cli_doc: dict[str, str]) -> None:
+    assert sorted(set(cli_doc) - set(COMMANDS)) == []
+
+
+@pytest.mark.parametrize("field", sorted(Settings.model_fields))
+def test_every_setting_is_documented_with_its_environment_variable(field: str) -> None:
+    text = (DOCS / "settings.md").read_text(encoding="utf-8")
+    assert f"`TOOLVET_{field.upper()}`" in text, f"docs/settings.md does not document TOOLVET_{field.upper()}"
