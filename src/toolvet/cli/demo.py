@@ -7,16 +7,13 @@ from typing import Annotated, Any
 
 import anyio
 import typer
-import uvicorn
 
 from toolvet.cli import render
 from toolvet.cli.discover import run_line
 from toolvet.cli.runtime import local
-from toolvet.demo import server as demo_server
 from toolvet.errors import NotFound
 from toolvet.schemas.tools import TokenCreate
-from toolvet.serving import bind, serve
-from toolvet.services import discovery, servers, tokens
+from toolvet.services import servers, tokens
 
 DEMO = "demo"
 
@@ -35,6 +32,12 @@ def demo(
                                            help="Stop after discovery instead of serving.")] = False,
 ) -> None:
     """Start the demo MCP server, register and discover it, then serve toolvet until Ctrl-C."""
+    import uvicorn  # imported here, like the MCP SDK below, so other commands start fast
+
+    from toolvet.demo import server as demo_server
+    from toolvet.serving import bind, serve
+    from toolvet.services import discovery
+
     with local() as (ctx, me):
         key = secrets.token_urlsafe(16)
         upstream_sock = bind("127.0.0.1", upstream_port)

@@ -13,7 +13,9 @@ from toolvet.cli import render
 from toolvet.cli.render import JsonOption
 from toolvet.cli.runtime import local
 from toolvet.schemas.tools import DiscoveryRunOut
-from toolvet.services import discovery
+
+# toolvet.services.discovery imports the MCP SDK (over a second to import): it is imported inside the
+# command, so that every other command starts fast.
 
 
 def register(app: typer.Typer) -> None:
@@ -33,6 +35,8 @@ def discover(
     as_json: JsonOption = False,
 ) -> None:
     """List servers' tools now and reconcile them; exit 1 when any pass failed."""
+    from toolvet.services import discovery
+
     with local() as (ctx, me):
         plans = discovery.plan(ctx, names)
         if sys.stdout.isatty() and not as_json:
@@ -58,5 +62,7 @@ def discover(
         raise typer.Exit(1)
 
 
-async def _passes(ctx: Any, plans: list[discovery.PassPlan], on_run: Any) -> list[DiscoveryRunOut]:
+async def _passes(ctx: Any, plans: list[Any], on_run: Any) -> list[DiscoveryRunOut]:
+    from toolvet.services import discovery
+
     return await discovery.run_passes(ctx, plans, trigger="manual", on_run=on_run)
