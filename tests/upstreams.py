@@ -10,22 +10,29 @@ request it received), and stops the server on exit. They work from sync and asyn
 - :func:`sse_server` - the SDK's legacy HTTP+SSE app.
 - :func:`raw_listing_server` - a hand-written JSON-RPC app serving arbitrary ``tools/list`` pages.
 - :func:`stdio_server_command` - a tiny SDK stdio server run with ``sys.executable``.
+- :func:`announcing_http_server` / :func:`announcing_sse_server` - SDK servers plus an
+  :class:`Announcer` that makes them announce tool-list changes (both eras).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+import anyio
+import anyio.to_thread
 import uvicorn
+from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
+from mcp.server.subscriptions import ToolsListChanged
 from mcp.types import Icon, ToolAnnotations
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_MODERN_VERSION
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -396,3 +403,140 @@ def raw_listing_server(
     """Serve :func:`raw_pages_app` at ``/mcp``."""
     with serve(raw_pages_app(pages, era=era, sse=sse), "/mcp") as upstream:
         yield upstream
+
+
+# ---------------------------------------------------------------------------- list-changed signals
+
+
+class Announcer:
+    """Lets a test make an SDK ``MCPServer`` announce that its tool list changed, in both eras.
+
+    Handshake era: the SDK advertises ``tools.listChanged=false`` unless the server opts in (its
+    ``create_initialization_options`` is wrapped to pass ``NotificationOptions(tools_changed=True)``)
+    and sending needs each client's session, which a middleware collects when the client's
+    ``notifications/initialized`` arrives; ``announce`` calls ``send_tool_list_changed()`` on each.
+    2026-07-28: ``announce`` publishes ``ToolsListChanged`` on the server's subscription bus, which
+    every open ``subscriptions/listen`` stream forwards.
+
+    Readiness (threading events, set on the upstream's loop): ``listening`` when a listen stream
+    subscribed to the bus (so a publish is buffered behind its acknowledgement); ``stream_open`` when
+    a standalone GET stream answered 200 (wrap the app with :meth:`wrap`); ``initialized`` when a
+    session finished its handshake (on HTTP+SSE and stdio its stream is then open; on streamable HTTP
+    the GET stream comes after). Announcing after the right one is delivered; nothing is replayed.
+    """
+
+    def __init__(self, server: MCPServer) -> None:
+        self.server = server
+        self.listening = threading.Event()
+        self.stream_open = threading.Event()
+        self.initialized = threading.Event()
+        self._sessions: list[Any] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        low = server._lowlevel_server
+        original = low.create_initialization_options
+
+        def with_list_changed(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+            return original(notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
+
+        low.create_initialization_options = with_list_changed  # type: ignore[method-assign]
+
+        async def collect_sessions(ctx: Any, call_next: Any) -> Any:
+            result = await call_next(ctx)
+            if ctx.method == "notifications/initialized":
+                self._loop = asyncio.get_running_loop()
+                self._sessions.append(ctx.session)
+                self.initialized.set()
+            return result
+
+        low.middleware.append(collect_sessions)
+        bus = server._subscriptions
+        subscribe = bus.subscribe
+
+        def watched_subscribe(listener: Any) -> Any:
+            self._loop = asyncio.get_running_loop()
+            unsubscribe = subscribe(listener)
+            self.listening.set()
+            return unsubscribe
+
+        bus.subscribe = watched_subscribe  # type: ignore[method-assign]
+
+    def wrap(self, app: ASGIApp) -> ASGIApp:
+        """``app`` with ``stream_open`` set once a standalone GET stream has been answered 200."""
+
+        async def watched(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != "http" or scope["method"] != "GET":
+                await app(scope, receive, send)
+                return
+
+            async def tapped_send(message: Message) -> None:
+                await send(message)
+                if message["type"] == "http.response.start" and message["status"] == 200:
+                    self._loop = asyncio.get_running_loop()
+                    self.stream_open.set()
+
+            await app(scope, receive, tapped_send)
+
+        return watched
+
+    async def _announce_here(self) -> None:
+        for session in list(self._sessions):
+            try:
+                await session.send_tool_list_changed()
+            except Exception:  # a session whose client has gone
+                self._sessions.remove(session)
+        await self.server._subscriptions.publish(ToolsListChanged())
+
+    async def announce(self) -> None:
+        """Announce a change to every connected client, on the upstream's own event loop."""
+        loop = self._loop
+        if loop is None:
+            raise RuntimeError("no client has connected to the upstream yet")
+        future = asyncio.run_coroutine_threadsafe(self._announce_here(), loop)
+        await anyio.to_thread.run_sync(future.result, START_TIMEOUT)
+
+    async def run_here(self, function: Callable[[], object]) -> None:
+        """Run ``function`` on the upstream's event loop (e.g. to close its listen streams)."""
+        loop = self._loop
+        if loop is None:
+            raise RuntimeError("no client has connected to the upstream yet")
+
+        async def call() -> None:
+            function()
+
+        future = asyncio.run_coroutine_threadsafe(call(), loop)
+        await anyio.to_thread.run_sync(future.result, START_TIMEOUT)
+
+    async def wait_ready(self, event: threading.Event) -> None:
+        """Wait (bounded) for one of the readiness events."""
+        if not await anyio.to_thread.run_sync(event.wait, START_TIMEOUT):
+            raise TimeoutError("the upstream never saw the watcher connect")
+
+
+def change_tools(server: MCPServer, name: str) -> None:
+    """Add a tool ``name`` to ``server`` (what a real server does before it announces a change)."""
+
+    def added(text: str) -> str:
+        return text
+
+    server.add_tool(added, name=name, description=f"Added at run time: {name}.")
+
+
+@contextmanager
+def announcing_http_server(
+    server: MCPServer | None = None, *, handshake_only: bool = False
+) -> Iterator[tuple[Upstream, Announcer]]:
+    """An SDK streamable HTTP server (modern, or handshake-only) whose tool list changes can be announced."""
+    mcp_server = server or demo_server()
+    announcer = Announcer(mcp_server)
+    app = announcer.wrap(mcp_server.streamable_http_app())
+    with serve(_handshake_only(app) if handshake_only else app, "/mcp") as upstream:
+        yield upstream, announcer
+
+
+@contextmanager
+def announcing_sse_server(server: MCPServer | None = None) -> Iterator[tuple[Upstream, Announcer]]:
+    """The SDK's legacy HTTP+SSE app (``/sse``) whose tool list changes can be announced."""
+    mcp_server = server or demo_server()
+    announcer = Announcer(mcp_server)
+    with serve(mcp_server.sse_app(), "/sse") as upstream:
+        yield upstream, announcer

@@ -141,7 +141,7 @@ async def run_pass(
     """One pass over one server under its lease; a server another process is listing is skipped, and
     so is one discovered after ``unless_discovered_since`` (another process's scheduler beat us)."""
     key = f"discover:{item.name}"
-    lease_for = ctx.settings.pass_timeout + 60
+    lease_for = max(ctx.settings.lease_seconds, ctx.settings.pass_timeout + 60)
     if not await anyio.to_thread.run_sync(leases.acquire, ctx.db, key, lease_for):
         return _skipped(item, trigger, "another toolvet process is discovering this server now")
     try:
