@@ -59,3 +59,22 @@ def test_over_the_size_limit_is_rejected():
 def test_a_non_finite_number_is_rejected():
     changes = reconcile([], [raw("nan", default=float("nan"))], complete=True, max_definition_bytes=10_000)
     assert changes.rejected and changes.added == []
+
+
+def test_an_invalid_json_schema_is_rejected_naming_where():
+    changes = reconcile([], [{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "strin"}}}}],
+                        complete=True, max_definition_bytes=10_000)
+    assert "not a valid JSON Schema" in changes.rejected[0].reason
+    assert "properties/a/type" in changes.rejected[0].reason
+
+
+def test_an_unknown_metaschema_is_refused_without_fetching_it():
+    # A hostile server must not make toolvet open a connection by naming a URL in $schema.
+    raw = {"name": "t", "inputSchema": {"$schema": "http://127.0.0.1:9/evil", "type": "object"}}
+    changes = reconcile([], [raw], complete=True, max_definition_bytes=10_000)
+    assert "unknown $schema" in changes.rejected[0].reason
+
+
+def test_a_known_older_draft_is_accepted():
+    raw = {"name": "t", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}}
+    assert reconcile([], [raw], complete=True, max_definition_bytes=10_000).added

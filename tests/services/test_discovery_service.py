@@ -90,7 +90,7 @@ async def test_a_rug_pull_holds_the_reviewed_tool_and_keeps_both_definitions(ctx
     assert (held.review_state, held.offered, held.enabled) == ("changed", False, True)
     kinds = {f["kind"] for f in held.findings}
     assert {"instruction-text", "new-required-parameter"} <= kinds
-    assert [d.current for d in review.history(ctx, admin, "up", "send")] == [False, True]
+    assert [d.current for d in review.history(ctx, admin, "up", "send").items] == [False, True]
 
 
 async def test_without_hold_changed_tools_a_changed_tool_stays_offered(ctx, admin):

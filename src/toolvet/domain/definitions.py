@@ -6,9 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonschema_rs
 import rfc8785
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from toolvet.domain.fingerprint import definition_digest, definition_fingerprint
 
@@ -40,18 +39,41 @@ class ToolClaim:
     size: int = field(compare=False)
 
 
+#: The meta-schemas a definition may name in ``$schema``. Any other URI is refused *before* validation:
+#: the validator would try to fetch it, and a server's claim must never make toolvet open a connection.
+KNOWN_METASCHEMAS = frozenset({
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-04/schema",
+})
+
+
 def check_schema(schema: Any, member: str, *, require_object_root: bool) -> None:
-    """Raise DefinitionError unless ``schema`` is a valid JSON Schema 2020-12 (object-rooted if asked)."""
+    """Raise DefinitionError unless ``schema`` is a valid JSON Schema (2020-12 unless its ``$schema``
+    names another known draft), object-rooted if asked.
+
+    Meta-validation uses jsonschema-rs: the same check with the pure-Python ``jsonschema`` costs about
+    7 ms per schema (it resolves the 2020-12 meta-schema's dynamic references for every subschema),
+    which made the first pass over 50,000 tools take minutes; jsonschema-rs takes about 15 µs.
+    """
     if not isinstance(schema, dict):
         raise DefinitionError(f"{member} must be a JSON object schema, got {type(schema).__name__}", member)
     if require_object_root and schema.get("type") != "object":
         raise DefinitionError(f'{member} must have "type": "object" at its root', member)
+    declared = schema.get("$schema")
+    if declared is not None and (not isinstance(declared, str) or declared.rstrip("#") not in KNOWN_METASCHEMAS):
+        raise DefinitionError(f"{member} names an unknown $schema {declared!r}; toolvet knows "
+                              + ", ".join(sorted(KNOWN_METASCHEMAS)), member)
     try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path)
+        jsonschema_rs.meta.validate(schema)
+    except jsonschema_rs.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.instance_path)
         raise DefinitionError(f"{member} is not a valid JSON Schema: {exc.message}"
                               + (f" (at {where})" if where else ""), member) from None
+    except jsonschema_rs.ReferencingError as exc:
+        raise DefinitionError(f"{member} is not a valid JSON Schema: {exc}", member) from None
 
 
 def _optional(raw: dict[str, Any], key: str, kind: type, kind_name: str) -> Any:

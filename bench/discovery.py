@@ -1,0 +1,500 @@
+"""Discovery benchmark: toolvet's discovery passes against plain JSON-RPC listing of the same upstreams.
+
+One upstream process (``bench/farm.py`` under uvicorn) serves N virtual MCP servers of M tools each at
+``/s/{i}/mcp`` on 127.0.0.1 (2026-07-28 stateless wire). In one run this measures:
+
+1. baseline: every server's listing fetched with plain JSON-RPC (``server/discover`` + ``tools/list``
+   pages, json-decoded) over one shared ``httpx2.AsyncClient`` at the same concurrency, no registry;
+2. first pass: ``services.discovery.discover`` on a fresh database with the N servers registered;
+3. no-change pass: a second ``discover``, with the rows it writes counted per table and statement kind;
+4. peak RSS of this process.
+
+It reports figures beside their targets and exits 0 whether or not a target is met; it exits non-zero
+only when something broke (a run not ``ok``, a wrong tool count, the farm not starting).
+
+Run: ``python bench/discovery.py [--servers 1000] [--tools 50] [--concurrency 16] [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import anyio.to_thread
+import httpx2
+from cryptography.fernet import Fernet
+from sqlalchemy import event, func, select
+
+from toolvet.db.models import Tool
+from toolvet.schemas.tools import DiscoveryRunOut
+from toolvet.services import discovery, servers
+from toolvet.services.auth import Principal, Role
+from toolvet.services.context import Context
+from toolvet.settings import Settings
+
+FARM: Final = Path(__file__).with_name("farm.py")
+FARM_START_TIMEOUT: Final = 120.0  # the farm serialises every answer before it opens its port
+FARM_STOP_TIMEOUT: Final = 10.0
+PROTOCOL_VERSION: Final = "2026-07-28"
+ADMIN: Final = Principal(actor="bench:admin", role=Role.ADMIN)
+
+BASELINE_RUNS: Final = 3  # the baseline is cheap: its median is steadier than one run
+
+TARGET_FIRST_PASS: Final = 3.0  # first pass / baseline
+TARGET_NO_CHANGE: Final = 2.0  # no-change pass / baseline
+TARGET_RSS_MB: Final = 400.0
+
+
+class BenchError(Exception):
+    """Something broke: the benchmark's figures would mean nothing."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """What one benchmark run does."""
+
+    servers: int
+    tools: int
+    page_size: int
+    concurrency: int
+    database_url: str | None
+    as_json: bool
+
+
+@dataclass
+class Phase:
+    """One timed phase: how long it took (wall, and CPU of this process) for how many tools, and the peak
+    RSS once it was over."""
+
+    name: str
+    seconds: float
+    cpu_seconds: float
+    tools: int
+    peak_rss_mb: float
+
+    @property
+    def tools_per_second(self) -> float:
+        return self.tools / self.seconds if self.seconds > 0 else float("inf")
+
+
+@dataclass
+class WriteRow:
+    """Rows one pass wrote to one table with one kind of statement, against what was expected."""
+
+    table: str
+    kind: str
+    statements: int
+    rows: int
+    expected_rows: int | None  # None: no write of this kind was expected at all
+
+    @property
+    def verdict(self) -> str:
+        if self.expected_rows is None:
+            return "UNEXPECTED"
+        return "ok" if self.rows == self.expected_rows else "DIFFERS"
+
+
+@dataclass
+class Target:
+    """One target and whether it was met."""
+
+    name: str
+    value: float
+    limit: float
+    unit: str
+
+    @property
+    def passed(self) -> bool:
+        return self.value <= self.limit
+
+
+@dataclass
+class Report:
+    """Everything one run measured."""
+
+    config: Config
+    baseline: Phase
+    first_pass: Phase
+    no_change_pass: Phase
+    writes: list[WriteRow] = field(default_factory=list)
+
+    @property
+    def peak_rss_mb(self) -> float:
+        return self.no_change_pass.peak_rss_mb
+
+    def ratio(self, phase: Phase) -> float:
+        """``phase``'s wall time over the baseline's."""
+        return phase.seconds / self.baseline.seconds
+
+    def targets(self) -> list[Target]:
+        return [
+            Target("first pass / baseline", self.ratio(self.first_pass), TARGET_FIRST_PASS, "x"),
+            Target("no-change / baseline", self.ratio(self.no_change_pass), TARGET_NO_CHANGE, "x"),
+            Target("peak RSS", self.peak_rss_mb, TARGET_RSS_MB, "MB"),
+        ]
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set size so far (``ru_maxrss`` is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# ------------------------------------------------------------------------------------------- farm
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _accepts(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _wait_ready(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    """Poll the farm's port until it accepts connections; fail if it exits or takes too long."""
+    deadline = time.monotonic() + FARM_START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise BenchError(f"farm exited with code {process.returncode}: {log.read_text()[-2000:]}")
+        if _accepts(port):
+            return
+        time.sleep(0.1)
+    raise BenchError(f"farm did not open port {port} within {FARM_START_TIMEOUT:g} s")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(FARM_STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(FARM_STOP_TIMEOUT)
+
+
+@contextmanager
+def running_farm(config: Config, workdir: Path) -> Iterator[str]:
+    """Start the farm subprocess, wait (bounded) until it listens, yield its base URL, stop it on exit."""
+    port = _free_port()
+    log = workdir / "farm.log"
+    command = [sys.executable, str(FARM), "--port", str(port), "--servers", str(config.servers),
+               "--tools", str(config.tools), "--page-size", str(config.page_size)]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        _wait_ready(process, port, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        _stop(process)
+
+
+def server_url(base: str, index: int) -> str:
+    return f"{base}/s/{index}/mcp"
+
+
+# --------------------------------------------------------------------------------------- baseline
+
+
+def _meta() -> dict[str, Any]:
+    return {"io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+async def _rpc(
+    client: httpx2.AsyncClient, url: str, request_id: int, method: str, params: dict[str, Any]
+) -> Any:
+    """One plain JSON-RPC POST; the decoded ``result``."""
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": _meta()}}
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json",
+               "mcp-protocol-version": PROTOCOL_VERSION, "mcp-method": method}
+    body = json.dumps(message, separators=(",", ":")).encode()
+    response = await client.post(url, content=body, headers=headers)
+    response.raise_for_status()
+    reply = json.loads(response.content)
+    if "error" in reply:
+        raise BenchError(f"{url} {method}: {reply['error']}")
+    return reply["result"]
+
+
+async def _plain_listing(client: httpx2.AsyncClient, url: str) -> int:
+    """``server/discover`` then every ``tools/list`` page; the number of tools listed."""
+    await _rpc(client, url, 1, "server/discover", {})
+    count, cursor, request_id = 0, None, 2
+    while True:
+        params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
+        result = await _rpc(client, url, request_id, "tools/list", params)
+        count += len(result["tools"])
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            return count
+        request_id += 1
+
+
+def _pool(concurrency: int) -> httpx2.AsyncClient:
+    """A client sized exactly as ``services.discovery.shared_http_client`` sizes toolvet's."""
+    size = max(concurrency * 2, 32)
+    return httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, connect=10.0),
+                              limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size))
+
+
+async def _baseline_once(config: Config, base: str) -> Phase:
+    """List every server with plain JSON-RPC, ``concurrency`` at a time, as ``run_passes`` schedules."""
+    counts = [0] * config.servers
+    limiter = anyio.CapacityLimiter(config.concurrency)
+
+    async def one(index: int, client: httpx2.AsyncClient) -> None:
+        async with limiter:
+            counts[index] = await _plain_listing(client, server_url(base, index))
+
+    async with _pool(config.concurrency) as client:
+        started, cpu = time.perf_counter(), time.process_time()
+        async with anyio.create_task_group() as tg:
+            for index in range(config.servers):
+                tg.start_soon(one, index, client)
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    total = sum(counts)
+    if total != config.servers * config.tools:
+        raise BenchError(f"baseline listed {total} tools, expected {config.servers * config.tools}")
+    return Phase("baseline", seconds, cpu, total, peak_rss_mb())
+
+
+async def run_baseline(config: Config, base: str) -> Phase:
+    """The median of ``BASELINE_RUNS`` baseline runs (by wall time)."""
+    runs = [await _baseline_once(config, base) for _ in range(BASELINE_RUNS)]
+    median = statistics.median_low(r.seconds for r in runs)
+    return next(r for r in runs if r.seconds == median)
+
+
+# --------------------------------------------------------------------------------------- registry
+
+
+def open_registry(config: Config, home: Path) -> Context:
+    """A fresh, migrated toolvet database."""
+    settings = Settings(home=home, database_url=config.database_url, discovery_concurrency=config.concurrency,
+                        secret_key=Fernet.generate_key().decode())
+    return Context.open(settings)
+
+
+def register_servers(ctx: Context, config: Config, base: str) -> None:
+    """Register the farm's N servers (not timed)."""
+    for index in range(config.servers):
+        servers.create_server(ctx, ADMIN, {"name": f"farm-{index:05d}", "transport": "streamable-http",
+                                           "url": server_url(base, index)})
+
+
+def stored_tools(ctx: Context) -> int:
+    with ctx.db.transaction() as session:
+        return session.scalar(select(func.count()).select_from(Tool)) or 0
+
+
+def _check_runs(runs: list[DiscoveryRunOut], config: Config, *, first: bool) -> None:
+    """Raise BenchError unless every server was listed ``ok`` with the expected outcome."""
+    if len(runs) != config.servers:
+        raise BenchError(f"{len(runs)} runs for {config.servers} servers")
+    bad = [r for r in runs if r.status != "ok"]
+    if bad:
+        raise BenchError(f"{len(bad)} runs not ok; first: {bad[0].server} {bad[0].status}: {bad[0].error}")
+    expected = config.tools
+    for run in runs:
+        outcome = (run.added, run.changed, run.unchanged, run.retired, run.rejected)
+        wanted = (expected, 0, 0, 0, 0) if first else (0, 0, expected, 0, 0)
+        if outcome != wanted:
+            raise BenchError(
+                f"{run.server}: added/changed/unchanged/retired/rejected {outcome}, expected {wanted}"
+            )
+
+
+async def timed_discover(ctx: Context, config: Config, name: str, *, first: bool) -> Phase:
+    """Time one ``discover`` of every enabled auto server and check its runs and the stored tool count."""
+    started, cpu = time.perf_counter(), time.process_time()
+    runs = await discovery.discover(ctx, ADMIN)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    _check_runs(runs, config, first=first)
+    total = stored_tools(ctx)
+    if total != config.servers * config.tools:
+        raise BenchError(f"{name}: {total} tools stored, expected {config.servers * config.tools}")
+    return Phase(name, seconds, cpu, sum(r.added + r.unchanged for r in runs), peak_rss_mb())
+
+
+# ------------------------------------------------------------------------------------ write count
+
+
+_WRITE = re.compile(
+    r"""^\s*(?:(INSERT)\s+(?:OR\s+\w+\s+)?INTO|(UPDATE)(?:\s+OR\s+\w+)?|(DELETE)\s+FROM)\s+"?([\w.]+)"?""",
+    re.IGNORECASE,
+)
+
+
+def classify(statement: str) -> tuple[str, str] | None:
+    """(table, kind) of an INSERT, UPDATE or DELETE statement, else None."""
+    match = _WRITE.match(statement)
+    if match is None:
+        return None
+    kind = next(k for k in match.groups()[:3] if k)
+    return match.group(4).lower(), kind.upper()
+
+
+class WriteCounter:
+    """Sums ``cursor.rowcount`` of every write statement on an engine, by (table, statement kind)."""
+
+    def __init__(self) -> None:
+        self.rows: Counter[tuple[str, str]] = Counter()
+        self.statements: Counter[tuple[str, str]] = Counter()
+
+    def __call__(self, conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
+                 executemany: bool) -> None:
+        key = classify(statement)
+        if key is not None:
+            self.statements[key] += 1
+            self.rows[key] += max(cursor.rowcount, 0)
+
+    @contextmanager
+    def attached(self, engine: Any) -> Iterator[WriteCounter]:
+        event.listen(engine, "after_cursor_execute", self)
+        try:
+            yield self
+        finally:
+            event.remove(engine, "after_cursor_execute", self)
+
+    def breakdown(self, expected: dict[tuple[str, str], int]) -> list[WriteRow]:
+        """Every kind of write seen or expected, expected ones first."""
+        keys = list(expected) + sorted(k for k in self.statements if k not in expected)
+        return [WriteRow(table, kind, self.statements[(table, kind)], self.rows[(table, kind)],
+                         expected.get((table, kind))) for table, kind in keys]
+
+
+def expected_no_change_writes(config: Config) -> dict[tuple[str, str], int]:
+    """What a pass that finds nothing new should write, and nothing else."""
+    n = config.servers
+    return {("tools", "UPDATE"): n * config.tools, ("discovery_runs", "INSERT"): n, ("servers", "UPDATE"): n,
+            ("leases", "INSERT"): n, ("leases", "DELETE"): n}
+
+
+# ------------------------------------------------------------------------------------------- run
+
+
+async def measure(config: Config) -> Report:
+    """The whole benchmark: farm up, baseline, two discovery passes, farm down."""
+    with tempfile.TemporaryDirectory(prefix="toolvet-bench-") as tmp:
+        workdir = Path(tmp)
+        with running_farm(config, workdir) as base:
+            baseline = await run_baseline(config, base)
+            ctx = await anyio.to_thread.run_sync(open_registry, config, workdir)
+            try:
+                await anyio.to_thread.run_sync(register_servers, ctx, config, base)
+                first = await timed_discover(ctx, config, "first pass", first=True)
+                with WriteCounter().attached(ctx.db.engine) as counter:
+                    second = await timed_discover(ctx, config, "no-change pass", first=False)
+            finally:
+                ctx.close()
+    return Report(config, baseline, first, second, counter.breakdown(expected_no_change_writes(config)))
+
+
+# ---------------------------------------------------------------------------------------- output
+
+
+def _phase_line(phase: Phase, baseline: Phase, target: Target | None) -> str:
+    ratio = phase.seconds / baseline.seconds
+    limit = f"<= {target.limit:g}x" if target else "-"
+    verdict = ("PASS" if target.passed else "FAIL") if target else "-"
+    times = f"{phase.seconds:>9.2f} s{phase.cpu_seconds:>9.2f} s"
+    return f"{phase.name:<16}{times}{phase.tools_per_second:>11,.0f}{ratio:>10.2f}x{limit:>11}  {verdict}"
+
+
+def render_table(report: Report) -> str:
+    """The human-readable report."""
+    c = report.config
+    first_target, no_change_target, rss_target = report.targets()
+    url = c.database_url or "sqlite (fresh file in a temp dir)"
+    lines = [
+        f"toolvet discovery benchmark: {c.servers} servers x {c.tools} tools ({c.page_size} per page), "
+        f"concurrency {c.concurrency}, database {url}",
+        "",
+        f"{'phase':<16}{'wall':>11}{'CPU':>11}{'tools/s':>11}{'vs base':>11}{'target':>11}  result",
+        _phase_line(report.baseline, report.baseline, None),
+        _phase_line(report.first_pass, report.baseline, first_target),
+        _phase_line(report.no_change_pass, report.baseline, no_change_target),
+        f"{'peak RSS':<16}{report.peak_rss_mb:>8.0f} MB{'':>33}{f'<= {rss_target.limit:g} MB':>11}  "
+        f"{'PASS' if rss_target.passed else 'FAIL'}",
+        f"(baseline: median of {BASELINE_RUNS} runs; CPU: this process's CPU time, all threads; "
+        "vs base: wall / baseline wall)",
+        "",
+        "rows written by the no-change pass:",
+        f"  {'table':<16}{'kind':<8}{'statements':>11}{'rows':>10}{'expected':>10}  verdict",
+    ]
+    for w in report.writes:
+        expected = "-" if w.expected_rows is None else str(w.expected_rows)
+        lines.append(f"  {w.table:<16}{w.kind:<8}{w.statements:>11}{w.rows:>10}{expected:>10}  {w.verdict}")
+    return "\n".join(lines)
+
+
+def render_json(report: Report) -> str:
+    """The same figures as JSON."""
+    def phase(p: Phase) -> dict[str, Any]:
+        return {**asdict(p), "tools_per_second": round(p.tools_per_second, 1),
+                "ratio_to_baseline": round(report.ratio(p), 3)}
+
+    config = {k: v for k, v in asdict(report.config).items() if k != "as_json"}
+    return json.dumps({
+        "config": config,
+        "baseline": phase(report.baseline),
+        "first_pass": phase(report.first_pass),
+        "no_change_pass": phase(report.no_change_pass),
+        "peak_rss_mb": round(report.peak_rss_mb, 1),
+        "targets": [{**asdict(t), "passed": t.passed} for t in report.targets()],
+        "no_change_writes": [{**asdict(w), "verdict": w.verdict} for w in report.writes],
+    }, indent=2)
+
+
+def parse_args(argv: list[str] | None = None) -> Config:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--servers", type=int, default=1000, help="virtual upstream servers (N)")
+    parser.add_argument("--tools", type=int, default=50, help="tools per server (M)")
+    parser.add_argument("--page-size", type=int, default=50, help="tools per tools/list page")
+    parser.add_argument("--concurrency", type=int, default=16, help="servers listed at once")
+    parser.add_argument("--database-url", default=None,
+                        help="an EMPTY database to use (default: a fresh SQLite file in a temp dir)")
+    parser.add_argument("--json", dest="as_json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    for name in ("servers", "tools", "page_size", "concurrency"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    return Config(args.servers, args.tools, args.page_size, args.concurrency, args.database_url, args.as_json)
+
+
+def main(argv: list[str] | None = None) -> int:
+    config = parse_args(argv)
+    try:
+        report = anyio.run(measure, config)
+    except BenchError as exc:
+        print(f"benchmark broken: {exc}", file=sys.stderr)
+        return 1
+    print(render_json(report) if config.as_json else render_table(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
