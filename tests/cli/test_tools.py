@@ -216,8 +216,9 @@ def test_tool_history_lists_each_definition_with_current_and_reviewed(
     admin: Principal,
 ) -> None:
     hand.ok("review", "hand/search")
-    items = hand.json("tool", "history", "hand/search")
-    assert items == [d.model_dump(mode="json") for d in review.history(service, admin, "hand", "search")]
+    page = hand.json("tool", "history", "hand/search")
+    assert page == review.history(service, admin, "hand", "search").model_dump(mode="json")
+    items = page["items"]
     assert [(d["current"], d["reviewed"]) for d in items] == [(True, True)]
     assert items[0]["fingerprint"] in hand.ok("tool", "history", "hand/search").stdout
 

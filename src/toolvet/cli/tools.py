@@ -1,7 +1,7 @@
-"""``toolvet tool list|show|history|set|add|remove``: tools, addressed ``SERVER/TOOL`` (SPEC §3).
+"""``toolvet tool list|show|history|diff|set|add|remove``: tools, addressed ``SERVER/TOOL`` (SPEC §3).
 
-``tool_app`` is public so a later module can add a command to the group (``tool diff``) from its
-own ``register(app)``.
+``tool_app`` is public so a later module can add a command to the group from its own ``register(app)``;
+``tool diff`` lives in ``toolvet.cli.diff`` and is added here, after ``history``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from toolvet.cli import parsing, render
+from toolvet.cli import diff, parsing, render
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import confirm_or_refuse, local
 from toolvet.domain.policy import ReviewState
@@ -78,12 +78,17 @@ def show(address: AddressArg, as_json: JsonOption = False) -> None:
 
 
 @tool_app.command("history")
-def history(address: AddressArg, as_json: JsonOption = False) -> None:
+def history(
+    address: AddressArg, limit: LimitOption = 100, offset: OffsetOption = 0, as_json: JsonOption = False
+) -> None:
     """Every distinct definition the tool has had, oldest first."""
     server, name = split_address(address)
     with local() as (ctx, me):
-        items = review.history(ctx, me, server, name)
-    render.show_rows(items, as_json, render.history_row, render.HISTORY_HEADERS)
+        page = review.history(ctx, me, server, name, limit=limit, offset=offset)
+    render.show_page(page, as_json, "definitions", render.history_row, render.HISTORY_HEADERS)
+
+
+tool_app.command("diff")(diff.diff)
 
 
 @tool_app.command("set")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from toolvet.domain.diff import ChangeKind
 from toolvet.domain.policy import ReviewState
 from toolvet.schemas.common import read_only_map, refuse_read_only
 
@@ -124,6 +125,48 @@ class DefinitionOut(BaseModel):
     first_seen_at: datetime
     current: bool
     reviewed: bool
+
+
+class WordSpanOut(BaseModel):
+    """One run of a word-level text diff: ``=`` kept, ``-`` removed, ``+`` added."""
+
+    op: Literal["=", "-", "+"]
+    text: str
+
+
+class ChangeOut(BaseModel):
+    """One change between two definitions of a tool; ``path`` is dotted into the MCP wire form
+    (``inputSchema.properties.bcc``), ``before``/``after`` are null where the member is absent."""
+
+    kind: ChangeKind
+    path: str
+    message: str
+    before: Any
+    after: Any
+    text_diff: str | None = Field(default=None, description="Unified diff of text members.")
+    word_diff: list[WordSpanOut] | None = Field(default=None, description="Word-level diff of text members.")
+
+
+class DiffOut(BaseModel):
+    """What changed between an earlier definition of a tool (``before``) and its current one (``after``).
+
+    ``compared_with`` says which earlier one: ``reviewed`` (the definition a person reviewed),
+    ``previous`` (a tool never reviewed: the definition before the current one), ``against`` (the one
+    asked for), or null when there is none, and then ``note`` says so."""
+
+    server: str
+    tool: str
+    review_state: ReviewState
+    compared_with: Literal["reviewed", "previous", "against"] | None
+    before_fingerprint: str | None
+    after_fingerprint: str
+    before_digest: str | None
+    after_digest: str
+    before: dict[str, Any] | None
+    after: dict[str, Any]
+    changes: list[ChangeOut]
+    summary: list[str]
+    note: str | None
 
 
 class DiscoveryRunOut(BaseModel):

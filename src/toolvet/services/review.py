@@ -1,28 +1,39 @@
-"""A person's review of a tool's current definition, and the definitions a tool has had (SPEC §4.3)."""
+"""A person's review of a tool's current definition, the definitions a tool has had, and what changed
+between them (SPEC §4.3)."""
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from collections.abc import Sequence
+from typing import Literal
+
+from sqlalchemy import func, select, update
 
 from toolvet.db.models import Review, Tool, ToolDefinition
 from toolvet.db.ownership import REVIEW_COLUMNS, only
 from toolvet.db.types import utcnow
-from toolvet.schemas.tools import DefinitionOut, ToolOut
+from toolvet.domain.diff import diff_definitions
+from toolvet.domain.policy import review_state
+from toolvet.errors import InvalidInput
+from toolvet.schemas.common import Page
+from toolvet.schemas.tools import ChangeOut, DefinitionOut, DiffOut, ToolOut
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.tools import load, to_out
 
 
-def review_tool(ctx: Context, principal: Principal, server_name: str, name: str, note: str | None = None) -> ToolOut:
+def review_tool(
+    ctx: Context, principal: Principal, server_name: str, name: str, note: str | None = None
+) -> ToolOut:
     """Record that ``principal`` reviewed the tool's current definition. ``enabled`` is not touched."""
     principal.require(Permission.REVIEW)
     now = utcnow()
     with ctx.db.transaction() as session:
         tool, server = load(session, server_name, name)
         before = to_out(tool, server)
-        session.add(Review(tool_id=tool.id, fingerprint=tool.definition_fingerprint, digest=tool.definition_digest,
-                           reviewed_by=principal.actor, reviewed_at=now, note=note))
+        session.add(Review(tool_id=tool.id, fingerprint=tool.definition_fingerprint,
+                           digest=tool.definition_digest, reviewed_by=principal.actor, reviewed_at=now,
+                           note=note))
         session.execute(update(Tool).where(Tool.id == tool.id).values(**only(REVIEW_COLUMNS, {
             "reviewed_fingerprint": tool.definition_fingerprint, "reviewed_digest": tool.definition_digest,
             "reviewed_at": now, "reviewed_by": principal.actor,
@@ -34,17 +45,89 @@ def review_tool(ctx: Context, principal: Principal, server_name: str, name: str,
     return after
 
 
-def history(ctx: Context, principal: Principal, server_name: str, name: str) -> list[DefinitionOut]:
-    """Every distinct definition the tool has had, oldest first."""
+def _definition_out(row: ToolDefinition, tool: Tool) -> DefinitionOut:
+    return DefinitionOut(fingerprint=row.fingerprint, digest=row.digest, definition=row.definition,
+                         first_seen_at=row.first_seen_at, current=row.digest == tool.definition_digest,
+                         reviewed=row.digest == tool.reviewed_digest)
+
+
+def history(
+    ctx: Context, principal: Principal, server_name: str, name: str, *, limit: int = 100, offset: int = 0
+) -> Page[DefinitionOut]:
+    """Every distinct definition the tool has had, oldest first, a page at a time."""
     principal.require(Permission.READ)
     with ctx.db.transaction() as session:
         tool, _ = load(session, server_name, name)
+        of_tool = ToolDefinition.tool_id == tool.id
+        total = session.scalar(select(func.count()).select_from(ToolDefinition).where(of_tool)) or 0
+        rows = session.scalars(
+            select(ToolDefinition).where(of_tool).order_by(ToolDefinition.id).limit(limit).offset(offset)
+        ).all()
+        items = [_definition_out(row, tool) for row in rows]
+    return Page(items=items, total=total, limit=limit, offset=offset)
+
+
+Basis = Literal["reviewed", "previous", "against"]
+# Shortest prefix (after "sha256:") accepted for ``against``: what a person copies from a table.
+_MIN_PREFIX = 6
+
+
+def _find(rows: Sequence[ToolDefinition], against: str) -> ToolDefinition:
+    """The definition named by a digest or fingerprint, or by an unambiguous prefix of one; of several
+    definitions sharing a fingerprint, the newest."""
+    exact = [r for r in rows if r.digest == against] or [r for r in rows if r.fingerprint == against]
+    if exact:
+        return exact[-1]
+    if len(against.removeprefix("sha256:")) >= _MIN_PREFIX:
+        matches = [r for r in rows if r.digest.startswith(against) or r.fingerprint.startswith(against)]
+        if len({r.fingerprint for r in matches}) == 1:
+            return matches[-1]
+        if matches:
+            raise InvalidInput(f"{against!r} matches {len(matches)} definitions; give more of it", "against")
+    raise InvalidInput(f"no definition in the tool's history has the digest or fingerprint {against!r}",
+                       "against")
+
+
+def _before(
+    rows: Sequence[ToolDefinition], tool: Tool, against: str | None
+) -> tuple[ToolDefinition | None, Basis | None]:
+    if against is not None:
+        return _find(rows, against), "against"
+    if tool.reviewed_fingerprint is not None:
+        reviewed = [r for r in rows if r.digest == tool.reviewed_digest] or [
+            r for r in rows if r.fingerprint == tool.reviewed_fingerprint
+        ]
+        return (reviewed[-1], "reviewed") if reviewed else (None, None)
+    earlier = [r for r in rows if r.digest != tool.definition_digest]
+    return (earlier[-1], "previous") if earlier else (None, None)
+
+
+def diff(
+    ctx: Context, principal: Principal, server_name: str, name: str, *, against: str | None = None
+) -> DiffOut:
+    """What changed between an earlier definition of the tool and its current one (SPEC §4.3).
+
+    The earlier one is, by default, the definition a person reviewed; for a tool never reviewed, the
+    one it had before the current one (the newest other definition in its history), and when it has
+    had only one, nothing: the diff is then empty and its ``note`` says why. ``against`` names any
+    definition from the history instead, by digest or fingerprint (or an unambiguous prefix of one).
+    """
+    principal.require(Permission.READ)
+    with ctx.db.transaction() as session:
+        tool, server = load(session, server_name, name)
         rows = session.scalars(
             select(ToolDefinition).where(ToolDefinition.tool_id == tool.id).order_by(ToolDefinition.id)
         ).all()
-        return [
-            DefinitionOut(fingerprint=row.fingerprint, digest=row.digest, definition=row.definition,
-                          first_seen_at=row.first_seen_at, current=row.digest == tool.definition_digest,
-                          reviewed=row.digest == tool.reviewed_digest)
-            for row in rows
-        ]
+        before, basis = _before(rows, tool, against)
+        result = diff_definitions(before.definition if before else None, tool.definition)
+        return DiffOut(
+            server=server.name, tool=tool.name,
+            review_state=review_state(tool.reviewed_fingerprint, tool.definition_fingerprint),
+            compared_with=basis,
+            before_fingerprint=before.fingerprint if before else None,
+            after_fingerprint=tool.definition_fingerprint,
+            before_digest=before.digest if before else None, after_digest=tool.definition_digest,
+            before=before.definition if before else None, after=tool.definition,
+            changes=[ChangeOut.model_validate(change, from_attributes=True) for change in result.changes],
+            summary=result.summary, note=result.note,
+        )

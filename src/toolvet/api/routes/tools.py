@@ -1,9 +1,9 @@
-"""``/tools`` and ``/servers/{name}/tools``: listing, an operator's flags, hand registration, review
-and history (SPEC §3, §4.3).
+"""``/tools`` and ``/servers/{name}/tools``: listing, an operator's flags, hand registration, review,
+history and the review diff (SPEC §3, §4.3).
 
 Tool names are case sensitive and may contain dots, spaces or even ``/``, so the tool segment is a
-``path`` parameter. The ``/review`` and ``/history`` routes are declared before the plain tool
-routes so they take precedence."""
+``path`` parameter. The ``/review``, ``/history`` and ``/diff`` routes are declared before the plain
+tool routes so they take precedence."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from fastapi import APIRouter, Body, Query, Response
 from toolvet.api.deps import ContextDep, Limit, Offset, PrincipalDep
 from toolvet.domain.policy import ReviewState
 from toolvet.schemas.common import Page
-from toolvet.schemas.tools import DefinitionOut, ReviewCreate, ToolOut, ToolPatch, ToolRegistration
+from toolvet.schemas.tools import DefinitionOut, DiffOut, ReviewCreate, ToolOut, ToolPatch, ToolRegistration
 from toolvet.services import review, tools
 
 router = APIRouter(tags=["tools"])
@@ -69,9 +69,27 @@ def review_tool(
 
 
 @router.get("/servers/{name}/tools/{tool:path}/history")
-def tool_history(ctx: ContextDep, principal: PrincipalDep, name: str, tool: str) -> list[DefinitionOut]:
+def tool_history(
+    ctx: ContextDep, principal: PrincipalDep, name: str, tool: str, limit: Limit = 100, offset: Offset = 0
+) -> Page[DefinitionOut]:
     """Every distinct definition the tool has had, oldest first."""
-    return review.history(ctx, principal, name, tool)
+    return review.history(ctx, principal, name, tool, limit=limit, offset=offset)
+
+
+@router.get("/servers/{name}/tools/{tool:path}/diff")
+def tool_diff(
+    ctx: ContextDep,
+    principal: PrincipalDep,
+    name: str,
+    tool: str,
+    against: Annotated[
+        str | None,
+        Query(description="A digest or fingerprint from the tool's history to compare with, instead of "
+                          "the reviewed definition (an unambiguous prefix will do)."),
+    ] = None,
+) -> DiffOut:
+    """What changed between the reviewed definition (or ``against``) and the current one."""
+    return review.diff(ctx, principal, name, tool, against=against)
 
 
 @router.get("/servers/{name}/tools/{tool:path}")
