@@ -14,7 +14,7 @@ from toolvet.db.models import Server, Tool
 from toolvet.errors import Conflict, InvalidInput, NotFound
 from toolvet.schemas.common import Page
 from toolvet.schemas.servers import (
-    ServerCreate, ServerOut, ServerPatch, Transport, check_transport_fields,
+    DiscoveryMode, ServerCreate, ServerOut, ServerPatch, Transport, check_transport_fields,
 )
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
@@ -62,7 +62,7 @@ def to_out(server: Server, tool_count: int) -> ServerOut:
         name=server.name, title=server.title, transport=Transport(server.transport), url=server.url,
         command=server.command, args=list(server.args or []), cwd=server.cwd,
         header_names=list(server.header_names or []), env_names=list(server.env_names or []),
-        enabled=server.enabled, discovery=server.discovery, trust_annotations=server.trust_annotations,
+        enabled=server.enabled, discovery=DiscoveryMode(server.discovery), trust_annotations=server.trust_annotations,
         new_tools_enabled=server.new_tools_enabled, hold_changed_tools=server.hold_changed_tools,
         remove_stale=server.remove_stale, last_discovery_at=server.last_discovery_at,
         last_discovery_status=server.last_discovery_status, last_error=server.last_error,
