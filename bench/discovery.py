@@ -357,19 +357,36 @@ def classify(statement: str) -> tuple[str, str] | None:
     return match.group(4).lower(), kind.upper()
 
 
+_RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
+
+
 class WriteCounter:
-    """Sums ``cursor.rowcount`` of every write statement on an engine, by (table, statement kind)."""
+    """Sums ``cursor.rowcount`` of every write statement on an engine, by (table, statement kind).
+
+    A write with RETURNING is counted once its rows have been read: sqlite3 reports rowcount 0 for it
+    until then (its rows are produced as they are fetched), so its cursor is kept and read at the end.
+    """
 
     def __init__(self) -> None:
         self.rows: Counter[tuple[str, str]] = Counter()
         self.statements: Counter[tuple[str, str]] = Counter()
+        self.returning: list[tuple[tuple[str, str], Any]] = []
 
     def __call__(self, conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
                  executemany: bool) -> None:
         key = classify(statement)
         if key is not None:
             self.statements[key] += 1
+            if _RETURNING.search(statement):
+                self.returning.append((key, cursor))
+            else:
+                self.rows[key] += max(cursor.rowcount, 0)
+
+    def settle(self) -> None:
+        """Add the rows of the RETURNING writes (read by now), once."""
+        for key, cursor in self.returning:
             self.rows[key] += max(cursor.rowcount, 0)
+        self.returning.clear()
 
     @contextmanager
     def attached(self, engine: Any) -> Iterator[WriteCounter]:
@@ -381,6 +398,7 @@ class WriteCounter:
 
     def breakdown(self, expected: dict[tuple[str, str], int]) -> list[WriteRow]:
         """Every kind of write seen or expected, expected ones first."""
+        self.settle()
         keys = list(expected) + sorted(k for k in self.statements if k not in expected)
         return [WriteRow(table, kind, self.statements[(table, kind)], self.rows[(table, kind)],
                          expected.get((table, kind))) for table, kind in keys]

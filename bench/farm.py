@@ -57,8 +57,11 @@ def tool_definition(server: int, index: int) -> dict[str, Any]:
     noun = noun.rstrip("_0123456789").replace("_", " ")
     domain = _DOMAINS[(server + index) % len(_DOMAINS)]
     properties: dict[str, Any] = {
+        # The server and tool numbers make every inputSchema distinct across the farm, so no cache
+        # keyed by schema content (validation, serialisation) could flatter the benchmark.
         "query": {"type": "string", "minLength": 1, "maxLength": 512,
-                  "description": f"Full-text filter applied to the {noun}' titles and bodies."},
+                  "description": f"Full-text filter applied to the {noun}' titles and bodies "
+                                 f"(server {server}, tool {index})."},
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,
                   "description": "Most results to return in one page."},
         "sort": {"type": "string", "enum": ["created", "updated", "relevance"], "default": "relevance",

@@ -51,6 +51,13 @@ class Settings(BaseSettings):
         default=300.0, gt=0, description="How long a process holds a server's discovery lease before it lapses."
     )
     approval_ttl: float = Field(default=900.0, gt=0, description="Seconds a pending call waits for an approver.")
+    approval_wait: float = Field(
+        default=60.0, ge=0, description="Seconds an MCP `tools/call` that needs approval (and whose client cannot "
+        "be asked by elicitation) waits for an approver before answering that the call is pending.",
+    )
+    call_timeout: float = Field(default=60.0, gt=0, description="Seconds a forwarded call may take upstream.")
+    upstream_concurrency: int = Field(
+        default=16, ge=1, description="Most calls in flight to one upstream server at once.")
 
     def resolved_database_url(self) -> str:
         """The database URL to use, with the embedded SQLite default and psycopg 3 as PostgreSQL driver."""

@@ -242,3 +242,82 @@ async def test_runs_are_listed_newest_first(ctx, admin):
         await discover_up(ctx, admin)
     page = discovery.list_runs(ctx, admin, server="up")
     assert page.total == 2 and page.items[0].id > page.items[1].id
+
+
+async def test_the_lease_is_released_in_the_transaction_that_records_the_run(ctx, admin):
+    from sqlalchemy import event
+
+    from toolvet.db.models import Lease
+
+    log: list[str] = []
+
+    def statement(conn, cursor, text, parameters, context, executemany):
+        log.append(" ".join(text.split()[:3]).upper())
+
+    def commit(conn):
+        log.append("COMMIT")
+
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        add(ctx, admin, up.url)
+        event.listen(ctx.db.engine, "after_cursor_execute", statement)
+        event.listen(ctx.db.engine, "commit", commit)
+        try:
+            run = await discover_up(ctx, admin)
+        finally:
+            event.remove(ctx.db.engine, "after_cursor_execute", statement)
+            event.remove(ctx.db.engine, "commit", commit)
+    assert run.status == "ok"
+    writes = [e for e in log if e == "COMMIT" or e.split()[0] in ("INSERT", "UPDATE", "DELETE")]
+    run_insert = next(i for i, e in enumerate(writes) if e.startswith("INSERT INTO DISCOVERY_RUNS"))
+    release = next(i for i, e in enumerate(writes) if e.startswith("DELETE FROM LEASES"))
+    assert run_insert < release < writes.index("COMMIT", run_insert)  # no commit between them
+    taken = writes.index("INSERT INTO LEASES")
+    # From the lease on, two commits: the lease taken; the pass recorded and the lease given back.
+    assert writes[taken:].count("COMMIT") == 2
+    with ctx.db.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Lease)) == 0
+
+
+async def test_a_pass_that_fails_to_write_still_gives_its_lease_back(ctx, admin, monkeypatch):
+    from toolvet.db.models import Lease
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("disk full")
+
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        add(ctx, admin, up.url)
+        monkeypatch.setattr(discovery, "apply_listing", broken)
+        with pytest.raises(BaseException) as raised:
+            await discover_up(ctx, admin)
+        monkeypatch.undo()
+    assert "disk full" in repr(raised.value) or any("disk full" in repr(e) for e in raised.value.exceptions)
+    with ctx.db.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Lease)) == 0
+        assert session.scalar(select(func.count()).select_from(DiscoveryRun)) == 0
+
+
+async def test_a_changed_tool_gets_change_findings_from_its_stored_schema(ctx, admin):
+    # The stored input schema is read only for changed tools (not on every pass); it must still be
+    # the one the new definition is compared with.
+    pages = {None: {"tools": [tool("a"), tool("b")]}}
+    with raw_listing_server(pages) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        changed = tool("b")
+        changed["inputSchema"] = {**changed["inputSchema"], "required": ["q"]}
+        pages[None] = {"tools": [tool("a"), changed]}
+        run = await discover_up(ctx, admin)
+    assert (run.changed, run.unchanged) == (1, 1)
+    kinds = {f["kind"] for f in tools.get_tool(ctx, admin, "up", "b").findings}
+    assert "new-required-parameter" in kinds
+    assert tools.get_tool(ctx, admin, "up", "a").findings == []
+
+
+async def test_a_pass_leaves_the_servers_updated_at_alone(ctx, admin):
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        add(ctx, admin, up.url)
+        before = servers.get_server(ctx, admin, "up")
+        await discover_up(ctx, admin)
+    after = servers.get_server(ctx, admin, "up")
+    assert after.updated_at == before.updated_at
+    assert after.last_discovery_at is not None and after.last_discovery_status == "ok"

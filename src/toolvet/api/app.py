@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
+
 from fastapi import Depends, FastAPI
 
 from toolvet import __version__
 from toolvet.api import errors
 from toolvet.api.deps import get_principal
 from toolvet.api.routes import ROUTERS
+from toolvet.console import mount_console
 from toolvet.services.context import Context
 
 API_PREFIX = "/api/v1"
@@ -16,6 +21,37 @@ API_PREFIX = "/api/v1"
 def healthz() -> dict[str, str]:
     """Liveness: answers without a token and without touching the database."""
     return {"status": "ok"}
+
+
+#: Async context managers entered for the app's lifetime, each given the app: the call service,
+#: then the MCP gateway's session manager. Adding a long-lived part is one entry here.
+LIFETIME: list[Callable[[FastAPI], Any]] = []
+
+
+def _calls(app: FastAPI) -> Any:
+    from toolvet.services.calls import CallService
+
+    return CallService(app.state.ctx)
+
+
+LIFETIME.append(_calls)
+
+
+def _gateway(app: FastAPI) -> Any:
+    from toolvet.gateway.endpoint import gateway_lifetime
+
+    return gateway_lifetime(app)
+
+
+LIFETIME.append(_gateway)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async with AsyncExitStack() as stack:
+        for part in LIFETIME:
+            await stack.enter_async_context(part(app))
+        yield
 
 
 def create_app(ctx: Context) -> FastAPI:
@@ -29,10 +65,15 @@ def create_app(ctx: Context) -> FastAPI:
         openapi_url="/openapi.json",
         docs_url="/docs",
         redoc_url=None,
+        lifespan=lifespan,
     )
     app.state.ctx = ctx
     errors.install(app)
     app.add_api_route("/healthz", healthz, methods=["GET"], tags=["health"])
     for router in ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(get_principal)])
+    mount_console(app, ctx)
+    from toolvet.gateway.endpoint import mount_gateway
+
+    mount_gateway(app, ctx)
     return app

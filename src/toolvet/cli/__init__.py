@@ -26,6 +26,7 @@ COMMAND_MODULES: list[str] = [
     "audit",
     "discover",
     "demo",
+    "check",
 ]
 
 app = typer.Typer(

@@ -177,3 +177,65 @@ class AuditEntry(Base):
     object_id: Mapped[str] = mapped_column(Text, index=True)
     before: Mapped[Any] = mapped_column(Json, nullable=True)
     after: Mapped[Any] = mapped_column(Json, nullable=True)
+
+
+class UserPreference(Base):
+    """A user's permission mode (SPEC §5); a user without a row is in the default mode, ``auto``."""
+
+    __tablename__ = "user_preferences"
+
+    user: Mapped[str] = mapped_column(Text, primary_key=True)
+    permission_mode: Mapped[str] = mapped_column(String(8))
+
+
+class ScopeDisabled(Base):
+    """One serverType's list in a scope's disabled map. An empty list is kept (outside ``default``): it
+    is an entry of the scope's own, so the scope does not fall back to ``default``."""
+
+    __tablename__ = "scope_disabled"
+
+    scope: Mapped[str] = mapped_column(Text, primary_key=True)
+    server_type: Mapped[str] = mapped_column(String(32), primary_key=True)
+    tool_names: Mapped[list[str]] = mapped_column(Json, default=list)
+
+
+class AlwaysAllow(Base):
+    """An always-allow entry of a scope, pinned to a server and a definition fingerprint."""
+
+    __tablename__ = "always_allow"
+    __table_args__ = (
+        UniqueConstraint("scope", "server_type", "tool_name", "fingerprint", name="uq_always_allow_entry"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    scope: Mapped[str] = mapped_column(Text)
+    server_type: Mapped[str] = mapped_column(String(32))
+    tool_name: Mapped[str] = mapped_column(Text)
+    fingerprint: Mapped[str] = mapped_column(String(71))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_by: Mapped[str] = mapped_column(Text)
+
+
+class PendingCall(Base):
+    """A call made through toolvet (SPEC §5.2): pending ones wait here for an approver, so they
+    survive a restart; the others are kept as the record of what ran."""
+
+    __tablename__ = "calls"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    user: Mapped[str] = mapped_column(Text, index=True)
+    scope: Mapped[str] = mapped_column(Text)
+    server_type: Mapped[str] = mapped_column(String(32))
+    tool_name: Mapped[str] = mapped_column(Text)
+    arguments: Mapped[dict[str, Any]] = mapped_column(Json)
+    fingerprint: Mapped[str] = mapped_column(String(71))
+    status: Mapped[str] = mapped_column(String(10), index=True)
+    auto_allow: Mapped[bool] = mapped_column(Boolean)
+    reasons: Mapped[list[str]] = mapped_column(Json, default=list)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    decided_by: Mapped[str | None] = mapped_column(Text)
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    allow_always: Mapped[bool] = mapped_column(Boolean, default=False)
+    result: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    error: Mapped[str | None] = mapped_column(Text)

@@ -23,6 +23,27 @@ _INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# One pass over a text answers "does any pattern match?"; an alternation matches somewhere exactly when
+# one of its branches does, so the per-pattern searches (which name the finding) run only on a hit.
+_ANY_INSTRUCTION: re.Pattern[str] = re.compile(
+    "|".join(f"(?:{pattern.pattern})" for _, pattern in _INSTRUCTION_PATTERNS), re.IGNORECASE
+)
+
+# Deleting the whitespace that _invisible allows leaves text whose isprintable() decides the scan.
+_ALLOWED_WHITESPACE = str.maketrans("", "", "\n\r\t")
+
+
+def _plainly_visible(text: str) -> bool:
+    """True when no character of ``text`` can be ``_invisible``, without a per-character Python scan.
+
+    ``str.isprintable()`` is False for every character of categories Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs
+    (but the ASCII space), from the same Unicode database ``unicodedata`` uses. The tag block
+    U+E0000-U+E007F is Cf or unassigned (Cn). So a printable text holds nothing ``_invisible`` flags,
+    and a non-printable one just takes the exact per-character scan.
+    """
+    return text.isprintable() or text.translate(_ALLOWED_WHITESPACE).isprintable()
+
+
 def _invisible(ch: str) -> bool:
     # Cf covers zero-width and bidirectional controls (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069,
     # U+FEFF); tag characters U+E0000-U+E007F can smuggle text; C0/C1 controls other than whitespace.
@@ -40,15 +61,19 @@ def _texts(definition: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield key, value
 
     def walk(node: Any, path: str) -> Iterator[tuple[str, str]]:
+        # Only containers are descended into (a scalar holds no text to yield), so a child's path is
+        # built only when it can lead somewhere: schemas are mostly scalars, and this runs per tool.
         if isinstance(node, dict):
             for k, v in node.items():
-                if k in ("description", "title") and isinstance(v, str):
-                    yield f"{path}.{k}", v
-                else:
+                if isinstance(v, str):
+                    if k in ("description", "title"):
+                        yield f"{path}.{k}", v
+                elif isinstance(v, dict | list):
                     yield from walk(v, f"{path}.{k}")
         elif isinstance(node, list):
             for i, v in enumerate(node):
-                yield from walk(v, f"{path}[{i}]")
+                if isinstance(v, dict | list):
+                    yield from walk(v, f"{path}[{i}]")
 
     for schema_key in ("inputSchema", "outputSchema"):
         yield from walk(definition.get(schema_key), schema_key)
@@ -68,14 +93,16 @@ def static_findings(definition: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(name, str) and not is_conventional_tool_name(name):
         found.append(_finding("name-pattern", f"name {name!r} does not match {TOOL_NAME_PATTERN}", "name"))
     for path, text in _texts(definition):
-        hidden = sorted({f"U+{ord(c):04X}" for c in text if _invisible(c)})
-        if hidden:
-            found.append(
-                _finding("invisible-characters", f"invisible or control characters {', '.join(hidden)}", path)
-            )
-        for label, pattern in _INSTRUCTION_PATTERNS:
-            if pattern.search(text):
-                found.append(_finding("instruction-text", f"text aimed at the model: {label!r}", path))
+        if not _plainly_visible(text):
+            hidden = sorted({f"U+{ord(c):04X}" for c in text if _invisible(c)})
+            if hidden:
+                found.append(
+                    _finding("invisible-characters", f"invisible or control characters {', '.join(hidden)}", path)
+                )
+        if _ANY_INSTRUCTION.search(text):
+            for label, pattern in _INSTRUCTION_PATTERNS:
+                if pattern.search(text):
+                    found.append(_finding("instruction-text", f"text aimed at the model: {label!r}", path))
     return found
 
 

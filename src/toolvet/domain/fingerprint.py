@@ -4,13 +4,60 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, Final
 
 import rfc8785
 
 
+# RFC 8785 refuses integers outside the range a double holds exactly; the fast path must not accept more.
+_JCS_INT_MIN: Final = -(2**53) + 1
+_JCS_INT_MAX: Final = 2**53 - 1
+
+
+def _same_as_sorted_json(value: Any) -> bool:
+    """True when ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` is,
+    provably, the JCS text of ``value``.
+
+    Where the two agree: null, true/false, integers JCS accepts (both print them in decimal), strings
+    (both escape exactly ``"``, ``\\`` and U+0000-U+001F, the latter as ``\\b \\t \\n \\f \\r`` or
+    lower-case ``\\u00xx``, and leave everything else literal), arrays, and objects with string keys
+    whose code-point order is their UTF-16 order (true unless a key holds a character beyond the BMP:
+    its surrogates sort below U+E000-U+FFFF in UTF-16 but above them as a code point). Where they
+    differ: floats (ECMAScript number formatting, e.g. ``1e+21`` and ``100`` for ``100.0``), integers
+    beyond +-(2**53 - 1) (JCS refuses them), non-string keys (json.dumps coerces them) and any other
+    type. Only exact built-in types qualify, so no subclass's overrides come into play.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(_JCS_INT_MIN <= value <= _JCS_INT_MAX)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or (not key.isascii() and max(key) > "\uffff"):
+                return False
+            if type(item) is not str and not _same_as_sorted_json(item):
+                return False
+        return True
+    if kind is list:
+        return all(type(item) is str or _same_as_sorted_json(item) for item in value)
+    return False
+
+
 def canonical_json(value: Any) -> bytes:
-    """RFC 8785 (JCS) canonical JSON; raises ``rfc8785.CanonicalizationError`` for values JCS forbids."""
+    """RFC 8785 (JCS) canonical JSON; raises ``rfc8785.CanonicalizationError`` for values JCS forbids.
+
+    ``rfc8785`` serialises in pure Python (about 30 us per tool definition, paid for every new or
+    changed tool of every pass); when :func:`_same_as_sorted_json` proves the C encoder's sorted
+    output identical, that is used instead. Any value outside the proof, or one whose text is not
+    valid UTF-8 (a lone surrogate), takes ``rfc8785`` and so its exact result or error.
+    """
+    if _same_as_sorted_json(value):
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        try:
+            return text.encode()
+        except UnicodeEncodeError:
+            pass  # rfc8785 raises its own error for this; let it
     return rfc8785.dumps(value)
 
 

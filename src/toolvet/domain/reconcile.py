@@ -2,25 +2,44 @@
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
 from toolvet.domain.findings import change_findings, static_findings
 from toolvet.domain.fingerprint import definition_digest
 
 
+class _Unloaded(enum.Enum):
+    UNLOADED = "unloaded"
+
+
+#: A stored ``input_schema`` not read from the database (yet). Only a changed tool's is ever needed
+#: (for ``change_findings``), so a pass reads them for those tools alone instead of decoding every
+#: tool's schema on every pass. A sentinel, not None: None is a value a schema column could hold.
+UNLOADED: Final = _Unloaded.UNLOADED
+
+#: Reads the stored input schemas of the given tool ids (every id must be in the answer).
+SchemaLoader = Callable[[Sequence[int]], Mapping[int, Any]]
+
+
 @dataclass(frozen=True)
 class StoredTool:
-    """What reconcile needs to know of a tool already in the registry."""
+    """What reconcile needs to know of a tool already in the registry.
+
+    ``input_schema`` may be left ``UNLOADED``; :func:`reconcile` then asks its ``load_input_schemas``
+    for it, once per call and only for tools whose definition changed.
+    """
 
     id: int
     name: str
     digest: str
-    input_schema: Any
     advertised_read_only: bool | None
     retired: bool
+    input_schema: Any = UNLOADED
 
 
 @dataclass(frozen=True)
@@ -80,12 +99,15 @@ def _same_definition(raw: Any, digest: str) -> bool:
 
 
 def reconcile(
-    stored: list[StoredTool], listing: list[Any], *, complete: bool, max_definition_bytes: int
+    stored: list[StoredTool], listing: list[Any], *, complete: bool, max_definition_bytes: int,
+    load_input_schemas: SchemaLoader | None = None,
 ) -> ChangeSet:
     """Compare a server's advertised listing with its stored tools.
 
     ``complete`` is False for an incomplete pass; such a pass may add and update what it saw but
-    retires nothing. (A failed pass is never reconciled at all.)
+    retires nothing. (A failed pass is never reconciled at all.) ``load_input_schemas`` supplies the
+    stored input schemas left ``UNLOADED``; it is called at most once, with the ids of the changed
+    tools that need one, and not at all when nothing changed.
     """
     changes = ChangeSet()
     by_name = {tool.name: tool for tool in stored}
@@ -108,21 +130,38 @@ def reconcile(
         except DefinitionError as exc:
             changes.rejected.append(Rejection(index, name, str(exc)))
 
+    changed: list[tuple[StoredTool, ToolClaim]] = []
     for claim in claims:
         seen.add(claim.name)
         known = by_name.get(claim.name)
         if known is None:
             changes.added.append(Upsert(None, claim, static_findings(claim.definition)))
         elif known.digest != claim.digest or known.retired:
-            findings = static_findings(claim.definition) + change_findings(
-                known.input_schema, known.advertised_read_only, claim.definition, claim.advertised_read_only
-            )
-            changes.changed.append(Upsert(known.id, claim, findings, revived=known.retired))
+            changed.append((known, claim))
         else:
             changes.unchanged_ids.append(known.id)
+
+    before = _input_schemas([known for known, _ in changed], load_input_schemas)
+    for known, claim in changed:
+        findings = static_findings(claim.definition) + change_findings(
+            before[known.id], known.advertised_read_only, claim.definition, claim.advertised_read_only
+        )
+        changes.changed.append(Upsert(known.id, claim, findings, revived=known.retired))
 
     # A stored tool whose new definition was rejected is retired too: the server no longer advertises
     # the contract that was stored (and perhaps reviewed), so it must not stay on offer under it.
     if complete:
         changes.retire_ids = [tool.id for tool in stored if not tool.retired and tool.name not in seen]
     return changes
+
+
+def _input_schemas(tools: list[StoredTool], load: SchemaLoader | None) -> dict[int, Any]:
+    """The stored input schema of each of ``tools``, loading the ``UNLOADED`` ones in one call."""
+    schemas = {tool.id: tool.input_schema for tool in tools if tool.input_schema is not UNLOADED}
+    missing = [tool.id for tool in tools if tool.input_schema is UNLOADED]
+    if missing:
+        if load is None:
+            raise ValueError("stored input schemas were left unloaded and no loader was given")
+        loaded = load(missing)
+        schemas |= {tool_id: loaded[tool_id] for tool_id in missing}
+    return schemas

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from toolvet.db.engine import Database
 from toolvet.db.migrate import upgrade
@@ -15,6 +16,8 @@ class Context:
     settings: Settings
     db: Database
     secrets: SecretBox
+    #: The running ``CallService`` of this process (set by ``toolvet serve``; None elsewhere).
+    calls: Any = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Context:

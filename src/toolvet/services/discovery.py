@@ -7,16 +7,17 @@ from discovery-owned columns, so an operator's edit racing a pass is never overw
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
 import httpx2
-from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import BindParameter, Update, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection
 
 from toolvet.db.models import DiscoveryRun, Server, Tool, ToolDefinition
 from toolvet.db.ownership import DISCOVERY_COLUMNS, only
@@ -102,13 +103,15 @@ async def run_passes(
 ) -> list[DiscoveryRunOut]:
     reports: list[DiscoveryRunOut | None] = [None] * len(plans)
     limiter = anyio.CapacityLimiter(ctx.settings.discovery_concurrency)
+    db_limiter = anyio.CapacityLimiter(1)
     owned = http is None
     client = http or shared_http_client(ctx)
     try:
         async def one(index: int, item: PassPlan) -> None:
             async with limiter:
                 reports[index] = report = await run_pass(ctx, item, trigger=trigger, http=client,
-                                                         unless_discovered_since=unless_discovered_since)
+                                                         unless_discovered_since=unless_discovered_since,
+                                                         db_limiter=db_limiter)
             if on_run is not None:
                 on_run(report)
 
@@ -134,36 +137,127 @@ def _discovered_since(ctx: Context, server_id: int, since: datetime) -> bool:
     return last is not None and last >= since
 
 
+def _begin(ctx: Context, key: str, lease_seconds: float, server_id: int, since: datetime | None) -> str | None:
+    """Take the pass's lease and, for the scheduler, check nobody discovered the server since ``since``.
+
+    One thread hop for what used to be up to three. Returns why the pass is skipped (the lease then
+    not held), or None when the pass goes on holding the lease.
+    """
+    if not leases.acquire(ctx.db, key, lease_seconds):
+        return "another toolvet process is discovering this server now"
+    if since is None:
+        return None
+    try:
+        discovered = _discovered_since(ctx, server_id, since)
+    except BaseException:
+        leases.release(ctx.db, key)
+        raise
+    if discovered:
+        leases.release(ctx.db, key)
+        return "discovered by another toolvet process meanwhile"
+    return None
+
+
 async def run_pass(
     ctx: Context, item: PassPlan, *, trigger: str, http: httpx2.AsyncClient | None,
-    unless_discovered_since: datetime | None = None,
+    unless_discovered_since: datetime | None = None, db_limiter: anyio.CapacityLimiter | None = None,
 ) -> DiscoveryRunOut:
     """One pass over one server under its lease; a server another process is listing is skipped, and
-    so is one discovered after ``unless_discovered_since`` (another process's scheduler beat us)."""
+    so is one discovered after ``unless_discovered_since`` (another process's scheduler beat us).
+
+    Database work runs in worker threads bounded by ``db_limiter``; ``run_passes`` shares one
+    limiter of 1 across a sweep. The pass is CPU-bound under the GIL, so more threads add no
+    throughput: with one per concurrent pass they only fought the event loop for the GIL (20+ ms per
+    hop measured) and each other for SQLite's single write lock (busy-waits with sleeps). The lease is
+    released in the transaction that records the run; only a pass that fails or is cancelled before
+    that commits releases it separately, shielded.
+    """
+    limiter = db_limiter if db_limiter is not None else anyio.CapacityLimiter(1)
     key = f"discover:{item.name}"
     lease_for = max(ctx.settings.lease_seconds, ctx.settings.pass_timeout + 60)
-    if not await anyio.to_thread.run_sync(leases.acquire, ctx.db, key, lease_for):
-        return _skipped(item, trigger, "another toolvet process is discovering this server now")
+    why = await anyio.to_thread.run_sync(
+        _begin, ctx, key, lease_for, item.server_id, unless_discovered_since, limiter=limiter
+    )
+    if why is not None:
+        return _skipped(item, trigger, why)
+    released = False
     try:
-        if unless_discovered_since is not None and await anyio.to_thread.run_sync(
-            _discovered_since, ctx, item.server_id, unless_discovered_since
-        ):
-            return _skipped(item, trigger, "discovered by another toolvet process meanwhile")
         started = utcnow()
         listing = await fetch_listing(item.target, limits_from(ctx), http)
-        return await anyio.to_thread.run_sync(apply_listing, ctx, item, listing, started, trigger)
+        report = await anyio.to_thread.run_sync(
+            partial(apply_listing, ctx, item, listing, started, trigger, lease_key=key), limiter=limiter
+        )
+        released = True  # committed with the run (a thread hop is not abandoned on cancel)
+        return report
     finally:
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(leases.release, ctx.db, key)
+        if not released:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(leases.release, ctx.db, key, limiter=limiter)
 
 
-def _stored(session: Session, server_id: int) -> list[StoredTool]:
-    rows = session.execute(
-        select(Tool.id, Tool.name, Tool.definition_digest, Tool.input_schema, Tool.advertised_read_only,
-               Tool.retired_at).where(Tool.server_id == server_id)
-    ).all()
-    return [StoredTool(id=r.id, name=r.name, digest=r.definition_digest, input_schema=r.input_schema,
+# ------------------------------------------------------------------ the pass's statements, built once
+#
+# Built once at import and executed on the session's Connection: constructing a statement, deriving its
+# cache key and the ORM's bulk-statement handling cost more than the SQL itself for the small
+# statements of a pass (a few ms per server). Every value is a bound parameter, typed by its column.
+
+
+def _ids(name: str = "p_ids") -> BindParameter[Any]:
+    return bindparam(name, expanding=True)
+
+
+def _param(column: Any, name: str | None = None) -> BindParameter[Any]:
+    return bindparam(name or f"p_{column.key}", type_=column.type)
+
+
+_SELECT_STORED = select(
+    Tool.id, Tool.name, Tool.definition_digest, Tool.advertised_read_only, Tool.retired_at
+).where(Tool.server_id == _param(Tool.server_id))
+_SELECT_INPUT_SCHEMAS = select(Tool.id, Tool.input_schema).where(Tool.id.in_(_ids()))
+_INSERT_TOOLS = insert(Tool).returning(Tool.id, Tool.name)
+_UPDATE_CLAIM = update(Tool).where(Tool.id == _param(Tool.id))  # SET: the discovery columns given
+_SELECT_KNOWN_DIGESTS = select(ToolDefinition.tool_id, ToolDefinition.digest).where(
+    ToolDefinition.tool_id.in_(_ids())
+)
+_INSERT_HISTORY = insert(ToolDefinition)
+_TOUCH_UNCHANGED = update(Tool).where(Tool.id.in_(_ids())).values(last_seen_at=_param(Tool.last_seen_at))
+_DELETE_STALE = delete(Tool).where(Tool.id.in_(_ids()))
+# The one operator field discovery may touch, and only to clear it (SPEC §4.2).
+_RETIRE_STALE = update(Tool).where(Tool.id.in_(_ids())).values(enabled=False, retired_at=_param(Tool.retired_at))
+_INSERT_RUN = insert(DiscoveryRun).returning(DiscoveryRun.id)
+
+_SERVER_RUN_COLUMNS = (Server.last_discovery_at, Server.last_discovery_status, Server.last_error)
+_SERVER_OK_COLUMNS = (*_SERVER_RUN_COLUMNS, Server.protocol_version, Server.server_info, Server.capabilities,
+                      Server.instructions)
+
+
+def _server_update(columns: Sequence[Any]) -> Update:
+    # updated_at is set to itself: discovery's own columns are no operator-visible edit, and an
+    # explicit value keeps the column's onupdate from bumping it. RETURNING hands back what the tool
+    # writes need, so the server row is never read separately.
+    return (
+        update(Server).where(Server.id == _param(Server.id))
+        .values({**{c.key: _param(c) for c in columns}, "updated_at": Server.updated_at})
+        .returning(Server.id, Server.name, Server.new_tools_enabled, Server.remove_stale)
+    )
+
+
+_UPDATE_SERVER_OK = _server_update(_SERVER_OK_COLUMNS)
+_UPDATE_SERVER_NOT_OK = _server_update(_SERVER_RUN_COLUMNS)
+
+
+def _stored(conn: Connection, server_id: int) -> list[StoredTool]:
+    # No input_schema: decoding every tool's JSON schema on every pass cost more than the rest of a
+    # no-change pass's reads; reconcile asks _input_schemas for the few changed tools that need it.
+    rows = conn.execute(_SELECT_STORED, {"p_server_id": server_id}).all()
+    return [StoredTool(id=r.id, name=r.name, digest=r.definition_digest,
                        advertised_read_only=r.advertised_read_only, retired=r.retired_at is not None) for r in rows]
+
+
+def _input_schemas(conn: Connection, tool_ids: Sequence[int]) -> Mapping[int, Any]:
+    """The stored input schemas of ``tool_ids``, read in the pass's transaction (reconcile's loader)."""
+    rows = conn.execute(_SELECT_INPUT_SCHEMAS, {"p_ids": list(tool_ids)}).all()
+    return {r.id: r.input_schema for r in rows}
 
 
 def _claim_columns(upsert: Upsert, now: datetime) -> dict[str, Any]:
@@ -177,7 +271,18 @@ def _claim_columns(upsert: Upsert, now: datetime) -> dict[str, Any]:
     }, "discovery")
 
 
-def write_changes(session: Session, server: Server, changes: ChangeSet, now: datetime) -> None:
+class ServerFlags(Protocol):
+    """What ``write_changes`` reads of a server: a ``Server`` or a row with these columns."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def new_tools_enabled(self) -> bool: ...
+    @property
+    def remove_stale(self) -> bool: ...
+
+
+def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now: datetime) -> None:
     """Apply a change set; the caller's transaction makes it all or nothing."""
     history: list[dict[str, Any]] = []
     if changes.added:
@@ -185,61 +290,73 @@ def write_changes(session: Session, server: Server, changes: ChangeSet, now: dat
         rows = [{**_claim_columns(u, now), "server_id": server.id, "name": u.claim.name,
                  "enabled": server.new_tools_enabled, "writable": True, "first_seen_at": now}
                 for u in changes.added]
-        ids = session.execute(insert(Tool).returning(Tool.id, Tool.name), rows).all()
+        ids = conn.execute(_INSERT_TOOLS, rows).all()
         by_name = {u.claim.name: u.claim for u in changes.added}
         history += [{"tool_id": r.id, "digest": by_name[r.name].digest, "fingerprint": by_name[r.name].fingerprint,
                      "definition": by_name[r.name].definition, "first_seen_at": now} for r in ids]
     if changes.changed:
-        ids = [u.tool_id for u in changes.changed]
-        known = {(r.tool_id, r.digest) for r in session.execute(
-            select(ToolDefinition.tool_id, ToolDefinition.digest).where(ToolDefinition.tool_id.in_(ids))
-        )}
+        changed_ids = [u.tool_id for u in changes.changed]
+        known = {(r.tool_id, r.digest) for r in conn.execute(_SELECT_KNOWN_DIGESTS, {"p_ids": changed_ids})}
+        # One executemany; every row sets the same discovery-owned columns (_claim_columns).
+        conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now), "p_id": u.tool_id} for u in changes.changed])
         for u in changes.changed:
-            session.execute(update(Tool).where(Tool.id == u.tool_id).values(**_claim_columns(u, now)))
             if (u.tool_id, u.claim.digest) not in known:
                 history.append({"tool_id": u.tool_id, "digest": u.claim.digest, "fingerprint": u.claim.fingerprint,
                                 "definition": u.claim.definition, "first_seen_at": now})
     if history:
-        session.execute(insert(ToolDefinition), history)
+        conn.execute(_INSERT_HISTORY, history)
     if changes.unchanged_ids:
-        session.execute(update(Tool).where(Tool.id.in_(changes.unchanged_ids)).values(last_seen_at=now))
+        # One bulk statement for every unchanged tool (SPEC §4.2), never one write per row.
+        conn.execute(_TOUCH_UNCHANGED, {"p_ids": changes.unchanged_ids, "p_last_seen_at": now})
     if changes.retire_ids:
         if server.remove_stale:
-            session.execute(delete(Tool).where(Tool.id.in_(changes.retire_ids)))
+            conn.execute(_DELETE_STALE, {"p_ids": changes.retire_ids})
         else:
-            # The one operator field discovery may touch, and only to clear it (SPEC §4.2).
-            session.execute(update(Tool).where(Tool.id.in_(changes.retire_ids)).values(enabled=False, retired_at=now))
+            conn.execute(_RETIRE_STALE, {"p_ids": changes.retire_ids, "p_retired_at": now})
 
 
-def apply_listing(ctx: Context, item: PassPlan, listing: Listing, started: datetime, trigger: str) -> DiscoveryRunOut:
+def apply_listing(
+    ctx: Context, item: PassPlan, listing: Listing, started: datetime, trigger: str, *, lease_key: str | None = None
+) -> DiscoveryRunOut:
     """Reconcile a listing and record the run, in one transaction. Only an ``ok`` listing changes
-    tools: an incomplete or failed one is recorded and changes nothing (SPEC §4.2)."""
+    tools: an incomplete or failed one is recorded and changes nothing (SPEC §4.2). With ``lease_key``
+    this process's lease on it is released in the same transaction.
+
+    Core statements throughout (no ORM identity map or flush): the server row is updated first and
+    RETURNING hands back the flags the tool writes need, and the run row is inserted RETURNING its id.
+    """
     now = utcnow()
     changes = ChangeSet()
-    with ctx.db.transaction() as session:
-        server = session.get(Server, item.server_id)
+    status, error = listing.status, listing.error
+    params: dict[str, Any] = {"p_id": item.server_id, "p_last_discovery_at": now,
+                              "p_last_discovery_status": status, "p_last_error": error}
+    if status == "ok":
+        params |= {"p_protocol_version": listing.protocol_version, "p_server_info": listing.server_info,
+                   "p_capabilities": listing.capabilities, "p_instructions": listing.instructions}
+    # A Core transaction on the engine: a pass needs none of a Session's unit-of-work machinery.
+    with ctx.db.engine.begin() as conn:
+        server = conn.execute(_UPDATE_SERVER_OK if status == "ok" else _UPDATE_SERVER_NOT_OK, params).one_or_none()
         if server is None:
             raise NotFound(f"server {item.name!r} was removed during its discovery pass")
-        status, error = listing.status, listing.error
         if status == "ok":
-            changes = reconcile(_stored(session, server.id), listing.tools, complete=True,
-                                max_definition_bytes=ctx.settings.max_definition_bytes)
-            write_changes(session, server, changes, now)
-        values: dict[str, Any] = {"last_discovery_at": now, "last_discovery_status": status, "last_error": error,
-                                  "updated_at": server.updated_at}
-        if status == "ok":
-            values |= {"protocol_version": listing.protocol_version, "server_info": listing.server_info,
-                       "capabilities": listing.capabilities, "instructions": listing.instructions}
-        session.execute(update(Server).where(Server.id == server.id).values(**values))
-        counts = changes.counts()
-        run = DiscoveryRun(server_id=server.id, server_name=server.name, started_at=started, finished_at=now,
-                           status=status, trigger=trigger, runner=leases.HOLDER,
-                           protocol_version=listing.protocol_version,
-                           pages=listing.pages, rejections=[r.as_dict() for r in changes.rejected], error=error,
-                           **counts)
-        session.add(run)
-        session.flush()
-        return run_out(run)
+            changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
+                                max_definition_bytes=ctx.settings.max_definition_bytes,
+                                load_input_schemas=partial(_input_schemas, conn))
+            write_changes(conn, server, changes, now)
+        run: dict[str, Any] = {
+            "server_id": server.id, "server_name": server.name, "started_at": started, "finished_at": now,
+            "status": status, "trigger": trigger, "runner": leases.HOLDER,
+            "protocol_version": listing.protocol_version, "pages": listing.pages,
+            "rejections": [r.as_dict() for r in changes.rejected], "error": error, **changes.counts(),
+        }
+        run_id = conn.execute(_INSERT_RUN, run).scalar_one()
+        if lease_key is not None:
+            leases.release_in(conn, lease_key)
+    return DiscoveryRunOut(
+        id=run_id, server=run["server_name"], trigger=trigger, runner=run["runner"], started_at=started,
+        finished_at=now, status=status, protocol_version=listing.protocol_version, pages=listing.pages,
+        rejections=list(run["rejections"]), error=error, **changes.counts(),
+    )
 
 
 def run_out(run: DiscoveryRun) -> DiscoveryRunOut:

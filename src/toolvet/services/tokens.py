@@ -74,8 +74,14 @@ def authenticate(ctx: Context, token: str | None) -> Principal:
     """The principal a bearer token stands for; Unauthenticated when it is missing, unknown or revoked."""
     if not token:
         raise Unauthenticated("a bearer token is required")
+    return authenticate_hash(ctx, hash_token(token))
+
+
+def authenticate_hash(ctx: Context, token_hash: str) -> Principal:
+    """The principal for a stored token hash (the console's session keeps the hash, never the token);
+    checked on every request, so revoking a token ends its sessions at once."""
     with ctx.db.transaction() as session:
-        row = session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_token(token)))
+        row = session.scalar(select(ApiToken).where(ApiToken.token_hash == token_hash))
         if row is None or row.revoked_at is not None:
             raise Unauthenticated("the bearer token is unknown or revoked")
         return Principal(actor=f"token:{row.name or row.prefix}", role=Role(row.role), user=row.user,

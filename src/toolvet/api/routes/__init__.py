@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from toolvet.api.routes import audit, discovery, servers, tokens, tools
+from toolvet.api.routes import audit, calls, catalog, discovery, preferences, servers, tokens, tools
 
 ROUTERS: list[APIRouter] = [
     servers.router,
@@ -13,4 +13,7 @@ ROUTERS: list[APIRouter] = [
     audit.router,
     tokens.router,
     discovery.router,
+    preferences.router,
+    catalog.router,
+    calls.router,
 ]

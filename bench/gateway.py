@@ -1,0 +1,169 @@
+"""Gateway benchmark: one upstream tool called directly and through toolvet's ``/mcp``, in one run.
+
+Two subprocesses on 127.0.0.1: an SDK ``MCPServer`` with one ``echo`` tool (streamable HTTP), and
+``toolvet serve`` on a temporary SQLite database where that server is registered, discovered and its
+tool reviewed, with the bench user in permission mode ``allow`` (calls run without a dialog). Both are
+called with the SDK's own ``Client`` (2026-07-28, one shared ``httpx2.AsyncClient`` each), at
+concurrency 1 and 16. It prints p50, p99 and calls/s for each, and the ratios beside their targets:
+p50 via toolvet <= 2.0x direct at concurrency 1; calls/s via toolvet >= 0.5x direct at concurrency 16.
+
+Run: ``python bench/gateway.py [--calls 400] [--json]``. Exits non-zero only when something broke.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+UPSTREAM = """
+import sys, uvicorn
+from mcp.server.mcpserver import MCPServer
+server = MCPServer("bench", log_level="WARNING")
+
+@server.tool(description="Echoes its text.")
+def echo(text: str) -> str:
+    return text
+
+uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_http(url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1].split("/")[0])), 0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{url} did not start within {timeout} s")
+
+
+@contextmanager
+def process(args: list[str], env: dict[str, str]) -> Any:
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def toolvet(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "toolvet", *args], env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"toolvet {' '.join(args)} failed: {done.stderr or done.stdout}")
+    return done.stdout
+
+
+async def measure(call: Callable[[], Awaitable[Any]], total: int, concurrency: int) -> dict[str, float]:
+    latencies: list[float] = []
+    remaining = total
+
+    async def worker() -> None:
+        nonlocal remaining
+        while remaining > 0:
+            remaining -= 1
+            start = time.perf_counter()
+            await call()
+            latencies.append(time.perf_counter() - start)
+
+    began = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for _ in range(concurrency):
+            tg.start_soon(worker)
+    elapsed = time.perf_counter() - began
+    latencies.sort()
+    return {"p50_ms": statistics.median(latencies) * 1000,
+            "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
+            "calls_per_s": len(latencies) / elapsed}
+
+
+async def run_side(url: str, headers: dict[str, str], name: str, calls: int) -> dict[str, dict[str, float]]:
+    limits = httpx2.Limits(max_connections=64, max_keepalive_connections=64)
+    async with httpx2.AsyncClient(headers=headers, limits=limits, timeout=60) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode="2026-07-28", cache=None) as client:
+            await client.list_tools()
+
+            async def one() -> None:
+                result = await client.call_tool(name, {"text": "hello"})
+                if result.is_error:
+                    raise RuntimeError(f"{name} failed: {result.content}")
+
+            await measure(one, 50, 4)  # warm up: connections, caches, the upstream session
+            return {"c1": await measure(one, calls, 1), "c16": await measure(one, calls * 4, 16)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=400, help="calls at concurrency 1 (x4 at 16)")
+    parser.add_argument("--json", action="store_true")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "TOOLVET_HOME": home, "TOOLVET_DATABASE_URL": f"sqlite:///{Path(home)}/bench.sqlite3"}
+        env.pop("TOOLVET_SECRET_KEY", None)
+        up_port, tv_port = free_port(), free_port()
+        upstream = f"http://127.0.0.1:{up_port}/mcp"
+        with process([sys.executable, "-c", UPSTREAM, str(up_port)], env):
+            wait_http(upstream)
+            toolvet(env, "db", "upgrade")
+            toolvet(env, "server", "add", "up", "--url", upstream)
+            toolvet(env, "discover", "up")
+            toolvet(env, "review", "up/echo")
+            token = json.loads(toolvet(env, "token", "create", "--role", "consumer", "--user", "bench",
+                                       "--json"))["token"]
+            with process([sys.executable, "-m", "toolvet", "serve", "--port", str(tv_port)], env):
+                base = f"http://127.0.0.1:{tv_port}"
+                wait_http(base)
+                auth = {"Authorization": f"Bearer {token}"}
+                put = httpx2.put(f"{base}/api/v1/users/bench/permission-mode", json={"mode": "allow"}, headers=auth)
+                put.raise_for_status()
+                direct = anyio.run(run_side, upstream, {}, "echo", options.calls)
+                via = anyio.run(run_side, f"{base}/mcp", auth, "up_echo", options.calls)
+    ratios = {"p50_c1": via["c1"]["p50_ms"] / direct["c1"]["p50_ms"],
+              "calls_per_s_c16": via["c16"]["calls_per_s"] / direct["c16"]["calls_per_s"]}
+    report = {"direct": direct, "toolvet": via, "ratios": ratios,
+              "targets": {"p50_c1": "<= 2.0", "calls_per_s_c16": ">= 0.5"}}
+    if options.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"{'':10} {'conc':>4} {'p50 ms':>8} {'p99 ms':>8} {'calls/s':>9}")
+    for label, side in (("direct", direct), ("toolvet", via)):
+        for key, conc in (("c1", 1), ("c16", 16)):
+            row = side[key]
+            print(f"{label:10} {conc:>4} {row['p50_ms']:8.2f} {row['p99_ms']:8.2f} {row['calls_per_s']:9.0f}")
+    print(f"p50 ratio at concurrency 1:     {ratios['p50_c1']:.2f}x (target <= 2.0x): "
+          f"{'met' if ratios['p50_c1'] <= 2.0 else 'MISSED'}")
+    print(f"calls/s ratio at concurrency 16: {ratios['calls_per_s_c16']:.2f}x (target >= 0.5x): "
+          f"{'met' if ratios['calls_per_s_c16'] >= 0.5 else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""``toolvet check --user U --scope S SERVER/TOOL``: the approval decision and every reason (SPEC §5),
+the same as ``POST /api/v1/decide``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from toolvet.cli import render
+from toolvet.cli.render import JsonOption
+from toolvet.cli.runtime import local
+from toolvet.services import preferences
+from toolvet.services.tools import split_address
+
+
+def register(app: typer.Typer) -> None:
+    """Add the top-level ``check`` command to the root app."""
+    app.command("check")(check)
+
+
+def check(
+    address: Annotated[str, typer.Argument(metavar="SERVER/TOOL", help="The tool, as SERVER/TOOL.")],
+    user: Annotated[str, typer.Option("--user", help="The user whose permission mode applies.")],
+    scope: Annotated[
+        str, typer.Option("--scope", help="The scope whose disabled map and always-allow list apply.")
+    ] = preferences.DEFAULT_SCOPE,
+    as_json: JsonOption = False,
+) -> None:
+    """Show whether the tool runs without a dialog, is asked about or is refused, and why."""
+    server, name = split_address(address)
+    with local() as (ctx, me):
+        decision = preferences.decide_for(ctx, me, user, scope, server, name)
+    if as_json:
+        render.emit_json(decision)
+        return
+    verdict = "refused" if decision.refused else "runs without a dialog" if decision.auto_allow else "asks"
+    render.say(f"{server}/{name} for user {user} in scope {scope}: {verdict}")
+    for reason in decision.reasons:
+        render.say(f"  - {reason}")

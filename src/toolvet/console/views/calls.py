@@ -1,0 +1,66 @@
+"""Pending calls: the list (kept live by a small script over server-sent events), approve, deny."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import anyio
+from starlette.responses import Response, StreamingResponse
+
+from toolvet.console.visit import PREFIX, Visit
+from toolvet.errors import InvalidInput
+from toolvet.services import calls
+from toolvet.services.auth import Permission
+
+KEEP_ALIVE = 15.0
+#: A stream ends after this long and the browser reconnects, so a revoked token stops listening soon.
+STREAM_FOR = 600.0
+ACTIONS = ("approve", "approve-always", "deny")
+
+
+async def call_list(visit: Visit) -> Response:
+    page = await visit.run(calls.list_calls, status="pending", limit=200)
+    return visit.render("calls.html", title="Pending calls", calls=page.items, total=page.total)
+
+
+async def decide(visit: Visit) -> Response:
+    call_id, action = visit.request.path_params["call_id"], visit.field("action")
+    if action not in ACTIONS:
+        raise InvalidInput(f"must be one of {', '.join(ACTIONS)}", "action")
+    if action == "deny":
+        out = await calls.deny_call(visit.ctx, visit.principal, call_id)
+    else:
+        out = await calls.approve_call(
+            visit.ctx, visit.principal, call_id, allow_always=action == "approve-always"
+        )
+    said = {"approve": "approved", "approve-always": "approved and always allowed", "deny": "denied"}[action]
+    return visit.redirect(
+        f"{PREFIX}/calls",
+        f"Call to {out.server_type}/{out.tool_name} for {out.user} {said} ({out.status.value}).",
+    )
+
+
+async def call_events(visit: Visit) -> Response:
+    """``text/event-stream`` of call events for the signed-in console (the session cookie authenticates)."""
+    visit.principal.require(Permission.READ)
+    bus = calls.service(visit.ctx).events
+    request = visit.request
+
+    async def stream() -> AsyncIterator[bytes]:
+        yield b"retry: 2000\n\n"
+        with anyio.move_on_after(STREAM_FOR):
+            async with bus.subscribe() as inbox:
+                while not await request.is_disconnected():
+                    with anyio.move_on_after(KEEP_ALIVE):
+                        event = await inbox.receive()  # type: ignore[attr-defined]
+                        kind = str(event.get("type", "message"))
+                        yield f"event: {kind}\ndata: {json.dumps({'type': kind})}\n\n".encode()
+                        continue
+                    yield b": keep-alive\n\n"
+
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

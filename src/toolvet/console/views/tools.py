@@ -1,0 +1,86 @@
+"""Tools: the filtered list, the operator's ``enabled``/``writable`` switches, and the review page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from toolvet.console.visit import PREFIX, Visit, safe_next, url_part
+from toolvet.domain.policy import ReviewState
+from toolvet.errors import InvalidInput
+from toolvet.services import review, servers, tools
+
+SWITCHES = ("enabled", "writable")
+
+
+def _tri(value: str, field: str) -> bool | None:
+    """A yes/no/any filter."""
+    if value in ("", "any"):
+        return None
+    if value in ("yes", "no"):
+        return value == "yes"
+    raise InvalidInput("must be yes, no or any", field)
+
+
+def tool_path(server: str, name: str) -> str:
+    return f"{PREFIX}/tools/{url_part(server)}/{url_part(name)}"
+
+
+async def tool_list(visit: Visit) -> Response:
+    filters = {key: visit.field(key) for key in ("server", "offered", "review_state", "findings")}
+    state = filters["review_state"]
+    if state and state not in {s.value for s in ReviewState}:
+        raise InvalidInput("must be unreviewed, reviewed or changed", "review_state")
+    page = await visit.run(
+        tools.list_tools,
+        server=filters["server"] or None,
+        offered_=_tri(filters["offered"], "offered"),
+        state=ReviewState(state) if state else None,
+        has_findings=_tri(filters["findings"], "findings"),
+        limit=1000,
+    )
+    names = [s.name for s in (await visit.run(servers.list_servers, limit=1000)).items]
+    return visit.render(
+        "tools.html", title="Tools", tools=page.items, total=page.total, filters=filters, server_names=names
+    )
+
+
+def _switches(visit: Visit) -> dict[str, Any]:
+    patch: dict[str, Any] = {}
+    for key in SWITCHES:
+        value = visit.field(key)
+        if value:
+            if value not in ("true", "false"):
+                raise InvalidInput("must be true or false", key)
+            patch[key] = value == "true"
+    return patch
+
+
+async def tool_detail(visit: Visit) -> Response:
+    """GET: the review page. POST: ``action=review`` records a review; otherwise switch flags."""
+    server, name = visit.request.path_params["server"], visit.request.path_params["tool"]
+    if visit.request.method == "POST":
+        back = safe_next(visit.field("next"), tool_path(server, name))
+        if visit.field("action") == "review":
+            await visit.run(review.review_tool, server, name, visit.field("note").strip() or None)
+            return visit.redirect(
+                back, f"Reviewed {server}/{name}: its current definition is the approved one."
+            )
+        patch = _switches(visit)
+        if not patch:
+            raise InvalidInput("nothing to change", "action")
+        out = await visit.run(tools.update_tool, server, name, patch)
+        said = ", ".join(f"{k} {'on' if v else 'off'}" for k, v in patch.items())
+        return visit.redirect(back, f"{out.server}/{out.name}: {said}.")
+    tool = await visit.run(tools.get_tool, server, name)
+    history = (await visit.run(review.history, server, name, limit=1000)).items
+    diff = await visit.run(review.diff, server, name) if tool.review_state == ReviewState.CHANGED else None
+    return visit.render(
+        "tool.html",
+        title=f"{server}/{name}",
+        tool=tool,
+        history=history,
+        diff=diff,
+        self_path=tool_path(server, name),
+    )

@@ -1,0 +1,242 @@
+"""Who may call what on ``/mcp`` (SPEC §6, §7 Access; seed tool-definition ``securitySchemes``).
+
+A tool's ``securitySchemes`` decide: ``noauth`` is callable without a token (as the anonymous consumer),
+``oauth2`` needs every listed scope among the token's ``oauth_scopes``, and no schemes at all need a
+valid token. The check runs in :class:`AccessGate`, a small ASGI middleware in front of the MCP app: it
+reads the JSON-RPC body of a POST (bounded), answers **401** (no or bad token) or **403**
+(``insufficient_scope``) with an RFC 6750 ``WWW-Authenticate`` header pointing at the RFC 9728
+metadata, and otherwise hands the request on with the caller's principal in the ASGI scope, where the
+MCP handlers read it back (:func:`principal_of`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from toolvet.errors import ToolvetError
+from toolvet.services import tokens
+from toolvet.services.auth import Principal, Role
+from toolvet.services.context import Context
+
+PRINCIPAL_KEY: Final = "toolvet.principal"
+METADATA_PATH: Final = "/.well-known/oauth-protected-resource"
+MAX_BODY: Final = 4 * 1024 * 1024  # the SDK's own limit; a bigger body is refused before parsing
+TOKEN_CACHE_SECONDS: Final = 1.0
+
+ANONYMOUS: Final = Principal(actor="anonymous", role=Role.CONSUMER, user="anonymous", scope="default")
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """What calling one tool needs: nothing (``noauth``), or a valid token with ``scopes``."""
+
+    noauth: bool
+    scopes: frozenset[str]
+
+    def missing(self, principal: Principal | None) -> frozenset[str] | None:
+        """None when ``principal`` may call; else the scopes it lacks (empty: it lacks a token)."""
+        if self.noauth:
+            return None
+        if principal is None:
+            return frozenset()
+        lacking = self.scopes - principal.oauth_scopes
+        return lacking or None
+
+
+NEEDS_TOKEN: Final = Requirement(noauth=False, scopes=frozenset())
+
+
+def requirement(definition: Mapping[str, Any]) -> Requirement:
+    """Read a tool's ``securitySchemes`` (top level, else ``_meta.securitySchemes``) into a Requirement.
+
+    ``noauth`` anywhere in the list wins (the seed: "anyone may call it; the scopes are only
+    advertised"). Unknown scheme types are ignored; a list naming none we know needs a token.
+    """
+    schemes = definition.get("securitySchemes")
+    if schemes is None and isinstance(definition.get("_meta"), Mapping):
+        schemes = definition["_meta"].get("securitySchemes")
+    if not isinstance(schemes, list):
+        return NEEDS_TOKEN
+    scopes: set[str] = set()
+    for scheme in schemes:
+        if not isinstance(scheme, Mapping):
+            continue
+        if scheme.get("type") == "noauth":
+            return Requirement(noauth=True, scopes=frozenset())
+        if scheme.get("type") == "oauth2" and isinstance(scheme.get("scopes"), list):
+            scopes.update(s for s in scheme["scopes"] if isinstance(s, str))
+    return Requirement(noauth=False, scopes=frozenset(scopes))
+
+
+def principal_of(request: Any) -> Principal | None:
+    """The principal :class:`AccessGate` put on this MCP message's HTTP request (None: no token)."""
+    scope = getattr(request, "scope", None)
+    if not isinstance(scope, Mapping):
+        return None
+    principal = scope.get(PRINCIPAL_KEY)
+    return principal if isinstance(principal, Principal) else None
+
+
+def base_url(scope: Scope) -> str:
+    """toolvet's own base URL as the client addressed it (scheme and ``Host``)."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    host = headers.get("host")
+    if not host:
+        server = scope.get("server") or ("127.0.0.1", 80)
+        host = f"{server[0]}:{server[1]}"
+    return f"{scope.get('scheme', 'http')}://{host}"
+
+
+def metadata(scope: Scope, scopes_supported: Iterable[str]) -> dict[str, Any]:
+    """RFC 9728 protected-resource metadata for ``/mcp``. toolvet mints its own tokens, so it is its
+    own authorization server."""
+    base = base_url(scope)
+    return {
+        "resource": f"{base}/mcp",
+        "authorization_servers": [base],
+        "scopes_supported": sorted(set(scopes_supported)),
+        "bearer_methods_supported": ["header"],
+        "resource_name": "toolvet MCP gateway",
+    }
+
+
+def _challenge(
+    scope: Scope, status: int, error: str, description: str, scopes: Iterable[str] = ()
+) -> JSONResponse:
+    parts = [f'resource_metadata="{base_url(scope)}{METADATA_PATH}/mcp"']
+    if error:
+        parts.insert(0, f'error="{error}"')
+    wanted = " ".join(sorted(scopes))
+    if wanted:
+        parts.append(f'scope="{wanted}"')
+    return JSONResponse(
+        {"error": error or "unauthorized", "error_description": description},
+        status_code=status,
+        headers={"WWW-Authenticate": "Bearer " + ", ".join(parts)},
+    )
+
+
+class TokenCache:
+    """Authenticated tokens for a second: a call then costs no database read for its token."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._hits: dict[str, tuple[float, Principal]] = {}
+
+    async def principal(self, token: str) -> Principal:
+        """The token's principal; raises the service's Unauthorized for a bad or revoked token."""
+        now = time.monotonic()
+        hit = self._hits.get(token)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        principal = await anyio.to_thread.run_sync(tokens.authenticate, self.ctx, token)
+        if len(self._hits) > 10_000:
+            self._hits.clear()
+        self._hits[token] = (now + TOKEN_CACHE_SECONDS, principal)
+        return principal
+
+
+#: Looks up what a ``tools/call`` of a listed name needs (None: no such tool; the handler answers it).
+Lookup = Callable[[str], Awaitable[Requirement | None]]
+
+
+class AccessGate:
+    """ASGI middleware in front of the MCP app: bearer token in, 401/403 out, principal on the scope."""
+
+    def __init__(self, app: ASGIApp, tokens_: TokenCache, lookup: Lookup) -> None:
+        self.app = app
+        self.tokens = tokens_
+        self.lookup = lookup
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        principal: Principal | None = None
+        header = request.headers.get("authorization")
+        if header:
+            kind, _, token = header.partition(" ")
+            if kind.lower() != "bearer" or not token.strip():
+                await _challenge(scope, 401, "invalid_request", "use Authorization: Bearer <token>")(
+                    scope, receive, send
+                )
+                return
+            try:
+                principal = await self.tokens.principal(token.strip())
+            except ToolvetError:
+                await _challenge(scope, 401, "invalid_token", "the token is unknown or revoked")(
+                    scope, receive, send
+                )
+                return
+        scope[PRINCIPAL_KEY] = principal
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body.extend(message.get("body", b""))
+            more = message.get("more_body", False)
+            if len(body) > MAX_BODY:
+                await JSONResponse({"error": "request body too large"}, status_code=413)(scope, receive, send)
+                return
+        refusal = await self._refusal(scope, bytes(body), principal)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, _replay(bytes(body), receive), send)
+
+    async def _refusal(self, scope: Scope, body: bytes, principal: Principal | None) -> JSONResponse | None:
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            return None  # the MCP app answers the parse error itself
+        messages = parsed if isinstance(parsed, list) else [parsed]
+        for message in messages:
+            if not isinstance(message, dict) or message.get("method") != "tools/call":
+                continue
+            params = message.get("params")
+            name = params.get("name") if isinstance(params, dict) else None
+            if not isinstance(name, str):
+                continue
+            need = await self.lookup(name)
+            lacking = (need or NEEDS_TOKEN).missing(principal)
+            if lacking is None:
+                continue
+            if principal is None:
+                return _challenge(scope, 401, "", f"{name} needs a bearer token")
+            return _challenge(
+                scope,
+                403,
+                "insufficient_scope",
+                f"{name} needs the OAuth scopes: {', '.join(sorted(lacking))}",
+                need.scopes if need else (),
+            )
+        return None
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the app the body already read, then the client's later messages."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

@@ -1,0 +1,208 @@
+"""The offered tools as the gateway lists them (SPEC §6): ``{server}_{tool}``, read in one query.
+
+The listing is read from the registry at most once a second (the same bound CallService keeps) and
+turned into SDK ``Tool`` objects once per era and audience, so a busy ``tools/list`` costs no query and
+no model building. Its :attr:`Offered.signature` (a hash of every name and fingerprint) is what the
+change watcher compares.
+
+What a client receives per era: a 2026-07-28 client gets every field as advertised; a handshake-era
+client gets a tool whose ``outputSchema`` is not an object-rooted schema *without* its ``outputSchema``
+(its calls then come without ``structuredContent``), instead of a whole list the SDK would refuse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import anyio.to_thread
+import mcp.types as types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from sqlalchemy import select
+
+from toolvet.db.models import Server, Tool
+from toolvet.gateway.access import Requirement, requirement
+from toolvet.services.calls import HOST_SERVER, CallService
+from toolvet.services.context import Context
+from toolvet.services.tools import sql_offered
+
+CACHE_SECONDS: Final = 1.0
+#: Fields of an advertised tool the gateway passes on (the SDK's models drop any other).
+WIRE_FIELDS: Final = ("title", "description", "inputSchema", "outputSchema", "annotations", "icons", "_meta")
+
+
+@dataclass(frozen=True, slots=True)
+class OfferedTool:
+    """One listed tool: its gateway name, where it lives, what it needs, its wire form."""
+
+    name: str  # {server}_{tool}
+    server: str
+    tool: str
+    fingerprint: str
+    need: Requirement
+    wire: dict[str, Any]  # the MCP tool object under its gateway name
+
+    @property
+    def resource_uri(self) -> str | None:
+        """The ``ui://`` resource of an MCP Apps tool (``_meta.ui.resourceUri``), if any."""
+        meta = self.wire.get("_meta")
+        if not isinstance(meta, Mapping):
+            return None
+        ui = meta.get("ui")
+        uri = ui.get("resourceUri") if isinstance(ui, Mapping) else None
+        uri = uri if isinstance(uri, str) else meta.get("ui/resourceUri")
+        return uri if isinstance(uri, str) else None
+
+
+def legacy_safe(output_schema: Any) -> bool:
+    """Whether a handshake-era client can take this ``outputSchema`` (its root must be ``type: object``)."""
+    return output_schema is None or (
+        isinstance(output_schema, Mapping) and output_schema.get("type") == "object"
+    )
+
+
+def wire_form(name: str, definition: Mapping[str, Any], columns: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool object listed under ``name``: the stored columns, plus ``securitySchemes`` mirrored into
+    ``_meta`` (the SDK drops unknown top-level fields, and hosts read it there too)."""
+    wire: dict[str, Any] = {"name": name}
+    for key in WIRE_FIELDS:
+        value = columns.get(key)
+        if value is not None:
+            wire[key] = value
+    schemes = definition.get("securitySchemes")
+    if isinstance(schemes, list):
+        meta = dict(wire.get("_meta") or {})
+        meta.setdefault("securitySchemes", schemes)
+        wire["_meta"] = meta
+    return wire
+
+
+@dataclass
+class Offered:
+    """One reading of the offered set."""
+
+    tools: list[OfferedTool]
+    by_name: dict[str, OfferedTool]
+    signature: str
+    _built: dict[tuple[bool, bool], list[types.Tool]] = field(default_factory=dict)
+
+    def listing(self, *, modern: bool, anonymous: bool) -> list[types.Tool]:
+        """SDK Tool objects for an era and audience (anonymous callers see ``noauth`` tools only)."""
+        key = (modern, anonymous)
+        built = self._built.get(key)
+        if built is None:
+            built = []
+            for tool in self.tools:
+                if anonymous and not tool.need.noauth:
+                    continue
+                wire = tool.wire
+                if not modern and not legacy_safe(wire.get("outputSchema")):
+                    wire = {k: v for k, v in wire.items() if k != "outputSchema"}
+                built.append(types.Tool.model_validate(wire))
+            self._built[key] = built
+        return built
+
+    def scopes(self) -> set[str]:
+        """Every OAuth scope some listed tool asks for (the metadata's ``scopes_supported``)."""
+        return {s for tool in self.tools for s in tool.need.scopes}
+
+
+def _signature(tools: Iterable[OfferedTool]) -> str:
+    digest = hashlib.sha256()
+    for tool in tools:
+        digest.update(f"{tool.name}\0{tool.fingerprint}\n".encode())
+    return digest.hexdigest()
+
+
+class OfferedCache:
+    """The offered set, re-read from the registry at most once per :data:`CACHE_SECONDS`."""
+
+    def __init__(self, ctx: Context, service_: CallService | None = None) -> None:
+        self.ctx = ctx
+        self.service = service_
+        self._current: tuple[float, Offered] | None = None
+        self._lock = anyio.Lock()
+
+    def peek(self) -> Offered | None:
+        """The last offered set read, however old (None before the first read); never waits."""
+        hit = self._current
+        return hit[1] if hit is not None else None
+
+    async def get(self, *, fresh: bool = False) -> Offered:
+        """The offered set; ``fresh`` forces a read (the change watcher)."""
+        hit = self._current
+        if not fresh and hit is not None and hit[0] > time.monotonic():
+            return hit[1]
+        async with self._lock:
+            hit = self._current
+            if not fresh and hit is not None and hit[0] > time.monotonic():
+                return hit[1]
+            offered = await anyio.to_thread.run_sync(self._read)
+            self._current = (time.monotonic() + CACHE_SECONDS, offered)
+            return offered
+
+    def _read(self) -> Offered:
+        tools: list[OfferedTool] = []
+        query = (
+            select(
+                Server.name,
+                Tool.name,
+                Tool.title,
+                Tool.description,
+                Tool.input_schema,
+                Tool.output_schema,
+                Tool.annotations,
+                Tool.icons,
+                Tool.meta,
+                Tool.definition,
+                Tool.definition_fingerprint,
+            )
+            .join(Server, Tool.server_id == Server.id)
+            .where(sql_offered())
+        )
+        with self.ctx.db.transaction() as session:
+            rows = session.execute(query).all()
+        for row in rows:
+            server, name, definition, fingerprint = row[0], row[1], row[9], row[10]
+            full = f"{server}_{name}"
+            columns = dict(
+                zip(
+                    ("title", "description", "inputSchema", "outputSchema", "annotations", "icons", "_meta"),
+                    row[2:9],
+                    strict=True,
+                )
+            )
+            tools.append(
+                OfferedTool(
+                    full,
+                    server,
+                    name,
+                    fingerprint,
+                    requirement(definition),
+                    wire_form(full, definition, columns),
+                )
+            )
+        hosts = self.service.host_tools if self.service is not None else {}
+        for name, host in hosts.items():
+            full = f"{HOST_SERVER}_{name}"
+            definition = host.definition
+            tools.append(
+                OfferedTool(
+                    full,
+                    HOST_SERVER,
+                    name,
+                    host.fingerprint,
+                    requirement(definition),
+                    wire_form(full, definition, definition),
+                )
+            )
+        tools.sort(key=lambda t: t.name)
+        return Offered(tools, {t.name: t for t in tools}, _signature(tools))
+
+
+def is_modern(protocol_version: str) -> bool:
+    """Whether a negotiated version is of the stateless 2026-07-28 era."""
+    return protocol_version in MODERN_PROTOCOL_VERSIONS

@@ -1,0 +1,515 @@
+"""Calls through toolvet, one service for both doors (``POST /api/v1/calls`` and MCP ``tools/call``),
+SPEC §5.2 and §6.
+
+A call is refused (unknown, not offered, disabled in the scope), or its arguments are checked against
+the tool's ``inputSchema`` before anything goes upstream, then the approval decision runs: an
+auto-allowed call is forwarded at once; any other becomes a pending call (stored, so it survives a
+restart, and published as a ``tool-call-pending`` event) that an approver approves or denies, unless
+the caller can ask its user directly (MCP elicitation). The hot path reads the registry through short
+caches and leaves its audit writes to a background writer.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+import anyio
+import anyio.to_thread
+import httpx2
+from jsonschema import Draft202012Validator
+from sqlalchemy import func, insert, select, update
+
+from toolvet.db.models import AuditEntry, PendingCall, Server, Tool
+from toolvet.db.types import utcnow
+from toolvet.discovery.listing import Target
+from toolvet.domain.policy import AllowIndex, Decision, PermissionMode, ToolFacts, decide, offered, review_state
+from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
+from toolvet.gateway.upstreams import UpstreamPool
+from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
+from toolvet.schemas.common import Page
+from toolvet.services import audit, policy_inputs
+from toolvet.services.auth import Permission, Principal, Role
+from toolvet.services.context import Context
+from toolvet.services.events import EventBus
+
+log = logging.getLogger("toolvet.calls")
+
+HOST_SERVER = "toolvet"
+#: How long the gateway trusts what it read from the registry (tools, preferences). Changes made in
+#: this process clear the caches at once; changes made by another process show within this delay.
+CACHE_SECONDS = 1.0
+
+Elicit = Callable[[CallOut], Awaitable[Literal["allow", "always", "deny"] | None]]
+HostHandler = Callable[[Principal, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class HostTool:
+    """One of toolvet's own operations offered beside upstream tools (serverType ``toolvet``)."""
+
+    definition: dict[str, Any]  # the MCP tool object, as listed
+    handler: HostHandler
+    require_approval: bool
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    facts: ToolFacts
+    target: Target | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+
+
+def error_result(text: str) -> dict[str, Any]:
+    """An MCP ``CallToolResult`` that tells the model what went wrong, so it can correct itself."""
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def _field_path(error: Any) -> str:
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return "arguments" + path
+
+
+@dataclass
+class CallService:
+    """The per-process engine behind both doors. Use as ``async with CallService(ctx) as calls``."""
+
+    ctx: Context
+    events: EventBus = field(default_factory=EventBus)
+    host_tools: dict[str, HostTool] = field(default_factory=dict)
+    pool: UpstreamPool | None = None
+    _tools: dict[tuple[str, str], tuple[float, _Snapshot | None]] = field(default_factory=dict)
+    _policy: dict[str, tuple[float, dict[str, set[str]], AllowIndex]] = field(default_factory=dict)
+    _modes: dict[str, tuple[float, PermissionMode]] = field(default_factory=dict)
+    _validators: dict[tuple[str, str], Draft202012Validator] = field(default_factory=dict)
+    _waiters: dict[str, anyio.Event] = field(default_factory=dict)
+    _audit: list[tuple[dict[str, Any] | None, dict[str, Any]]] = field(default_factory=list)
+    _http: httpx2.AsyncClient | None = None
+    _tg: Any = None
+
+    async def __aenter__(self) -> CallService:
+        s = self.ctx.settings
+        self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(s.call_timeout, connect=s.connect_timeout),
+                                        limits=httpx2.Limits(max_connections=256, max_keepalive_connections=256))
+        self.pool = UpstreamPool(self._http, connect_timeout=s.connect_timeout, call_timeout=s.call_timeout,
+                                 per_server=s.upstream_concurrency)
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        self._tg.start_soon(self._flush_loop)
+        self.ctx.calls = self
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
+        await anyio.to_thread.run_sync(self._flush)
+        if self.pool is not None:
+            await self.pool.aclose()
+        if self._http is not None:
+            await self._http.aclose()
+        self.ctx.calls = None
+
+    # ---------------------------------------------------------------- reading the registry, cached
+
+    def forget(self) -> None:
+        """Drop every cached read (called after this process changes tools or preferences)."""
+        self._tools.clear()
+        self._policy.clear()
+        self._modes.clear()
+
+    def _snapshot(self, server: str, tool: str) -> _Snapshot | None:
+        now = time.monotonic()
+        hit = self._tools.get((server, tool))
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        snap = self._read_snapshot(server, tool)
+        self._tools[(server, tool)] = (now + CACHE_SECONDS, snap)
+        return snap
+
+    def _read_snapshot(self, server_name: str, tool_name: str) -> _Snapshot | None:
+        if server_name == HOST_SERVER:
+            host = self.host_tools.get(tool_name)
+            if host is None:
+                return None
+            d = host.definition
+            facts = ToolFacts(HOST_SERVER, tool_name, host.fingerprint, True, review_state(host.fingerprint,
+                              host.fingerprint), False, bool(host.require_approval), False, d.get("annotations"),
+                              require_approval=host.require_approval)
+            return _Snapshot(facts, None, d["inputSchema"], d.get("outputSchema"))
+        with self.ctx.db.transaction() as session:
+            row = session.execute(
+                select(Tool, Server).join(Server, Tool.server_id == Server.id)
+                .where(Server.name == server_name, Tool.name == tool_name)
+            ).first()
+            if row is None:
+                return None
+            t, s = row
+            state = review_state(t.reviewed_fingerprint, t.definition_fingerprint)
+            facts = ToolFacts(s.name, t.name, t.definition_fingerprint, t.enabled and s.enabled, state,
+                              s.hold_changed_tools, t.writable, s.trust_annotations, t.annotations)
+            target = Target(transport=s.transport, url=s.url, headers=self.ctx.secrets.open(s.headers_secret),  # type: ignore[arg-type]
+                            command=s.command, args=tuple(s.args or ()), env=self.ctx.secrets.open(s.env_secret),
+                            cwd=s.cwd)
+            return _Snapshot(facts, target, t.input_schema, t.output_schema)
+
+    def target_of(self, server: str, tool: str) -> Target | None:
+        """Where a tool's server is reached (cached like a call's read); None for unknown or host tools.
+        The gateway forwards ``resources/read`` of a tool's ``ui://`` resource there."""
+        snap = self._snapshot(server, tool)
+        return snap.target if snap is not None else None
+
+    def _mode(self, user: str) -> PermissionMode:
+        now = time.monotonic()
+        hit = self._modes.get(user)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        mode = policy_inputs.permission_mode(self.ctx, user)
+        self._modes[user] = (now + CACHE_SECONDS, mode)
+        return mode
+
+    def _scope(self, scope: str) -> tuple[dict[str, set[str]], AllowIndex]:
+        now = time.monotonic()
+        hit = self._policy.get(scope)
+        if hit is not None and hit[0] > now:
+            return hit[1], hit[2]
+        disabled, index = policy_inputs.scope_policy(self.ctx, scope)
+        self._policy[scope] = (now + CACHE_SECONDS, disabled, index)
+        return disabled, index
+
+    def decision(self, user: str, scope: str, snap: _Snapshot) -> Decision:
+        disabled_map, index = self._scope(scope)
+        facts = snap.facts
+        disabled = facts.name in disabled_map.get(facts.server_type, ())
+        return decide(self._mode(user), facts, disabled=disabled, always_allow=index)
+
+    def validator(self, fingerprint: str, kind: str, schema: dict[str, Any]) -> Draft202012Validator:
+        key = (fingerprint, kind)
+        validator = self._validators.get(key)
+        if validator is None:
+            if len(self._validators) > 10_000:
+                self._validators.clear()
+            validator = self._validators[key] = Draft202012Validator(schema)
+        return validator
+
+    # ---------------------------------------------------------------- the call path
+
+    def _who(self, principal: Principal, data: CallCreate) -> tuple[str, str]:
+        if principal.role is Role.CONSUMER:
+            user, scope = principal.user or "", principal.scope or "default"
+            if data.user not in (None, user) or data.scope not in (None, scope):
+                raise Forbidden("a consumer token calls for its own user and scope only")
+            return user, scope
+        principal.require(Permission.APPROVE_CALLS)
+        if not data.user:
+            raise InvalidInput("an operator's call must name the user it is made for", "user")
+        return data.user, data.scope or "default"
+
+    async def submit(self, principal: Principal, data: CallCreate, *, wait: float = 0.0,
+                     elicit: Elicit | None = None) -> CallOut:
+        """Run a call through the policy: refused (raises Forbidden/NotFound), invalid, run, or pending.
+
+        ``wait`` bounds how long to wait for an approver when the call is pending; ``elicit`` asks the
+        caller's user directly (MCP elicitation) and replaces the pending route when it answers.
+        """
+        user, scope = self._who(principal, data)
+        snap = self._snapshot(data.server_type, data.tool_name)
+        if snap is None:
+            raise NotFound(f"tool {data.server_type}/{data.tool_name} not found")
+        decision = self.decision(user, scope, snap)
+        if decision.refused:
+            raise Forbidden(f"call to {data.server_type}/{data.tool_name} refused: " + "; ".join(decision.reasons))
+        now = utcnow()
+        call = CallOut(id=uuid.uuid4().hex, user=user, scope=scope, server_type=data.server_type,
+                       tool_name=data.tool_name, arguments=data.arguments, fingerprint=snap.facts.fingerprint,
+                       status=CallStatus.APPROVED, auto_allow=decision.auto_allow, reasons=list(decision.reasons),
+                       created_at=now, expires_at=None, decided_by=None, decided_at=None, allow_always=False,
+                       result=None, error=None)
+        problems = sorted(self.validator(snap.facts.fingerprint, "in", snap.input_schema).iter_errors(data.arguments),
+                          key=lambda e: list(e.absolute_path))
+        if problems:
+            text = "; ".join(f"{_field_path(e)}: {e.message}" for e in problems[:5])
+            call = call.model_copy(update={"status": CallStatus.INVALID, "error": text,
+                                           "result": error_result(f"invalid arguments: {text}")})
+            self._record(principal, call, "call.invalid", store=True)
+            return call
+        if decision.auto_allow:
+            return await self._run(principal, call, snap, action="call.run")
+        if elicit is not None:
+            answer = await elicit(call)
+            if answer is not None:
+                if answer == "deny":
+                    call = call.model_copy(update={"status": CallStatus.DENIED, "decided_by": f"user:{user}",
+                                                   "decided_at": utcnow(),
+                                                   "result": error_result("the user declined this call")})
+                    self._record(principal, call, "call.deny", store=True)
+                    return call
+                call = call.model_copy(update={"decided_by": f"user:{user}", "decided_at": utcnow(),
+                                               "allow_always": answer == "always"})
+                if answer == "always":
+                    await anyio.to_thread.run_sync(self._allow_always, principal, call)
+                return await self._run(principal, call, snap, action="call.approve")
+        pending = call.model_copy(update={
+            "status": CallStatus.PENDING,
+            "expires_at": now + timedelta(seconds=self.ctx.settings.approval_ttl)})
+        event = self._waiters.setdefault(pending.id, anyio.Event())
+        await anyio.to_thread.run_sync(self._store_pending, principal, pending)
+        self.events.publish({"type": "tool-call-pending", "callId": pending.id, "serverType": pending.server_type,
+                             "toolName": pending.tool_name, "arguments": pending.arguments, "autoAllow": False,
+                             "serverExecuted": True, "user": user, "scope": scope})
+        if wait <= 0:
+            self._waiters.pop(pending.id, None)
+            return pending
+        try:
+            with anyio.move_on_after(wait):
+                while True:
+                    # Woken at once by a decision in this process; another process's decision is polled.
+                    with anyio.move_on_after(0.5):
+                        await event.wait()
+                    current = await anyio.to_thread.run_sync(self._load, pending.id)
+                    if current.status in TERMINAL:
+                        return current
+                    event = self._waiters.setdefault(pending.id, anyio.Event())
+            return await anyio.to_thread.run_sync(self._load, pending.id)
+        finally:
+            self._waiters.pop(pending.id, None)
+
+    async def _run(self, principal: Principal, call: CallOut, snap: _Snapshot, *, action: str,
+                   stored: bool = False) -> CallOut:
+        try:
+            result = await self._execute(principal, call, snap)
+            status, error = CallStatus.DONE, None
+        except UpstreamError as exc:
+            result, status, error = error_result(f"upstream failure: {exc.message}"), CallStatus.FAILED, exc.message
+        call = call.model_copy(update={"status": status, "result": result, "error": error})
+        if stored:
+            await anyio.to_thread.run_sync(self._finish, call)
+            self._record(principal, call, action, store=False)
+        else:
+            self._record(principal, call, action, store=True)
+        return call
+
+    async def _execute(self, principal: Principal, call: CallOut, snap: _Snapshot) -> dict[str, Any]:
+        if snap.target is None:
+            host = self.host_tools[call.tool_name]
+            result = await host.handler(principal, call.arguments)
+        else:
+            assert self.pool is not None
+            result = await self.pool.call(call.server_type, snap.target, "tools/call",
+                                          {"name": call.tool_name, "arguments": call.arguments})
+        if not isinstance(result, dict):
+            raise UpstreamError(f"{call.server_type}: tools/call result is not an object")
+        if snap.output_schema is not None and not result.get("isError"):
+            if "structuredContent" not in result:
+                raise UpstreamError(f"{call.server_type}/{call.tool_name} declares an outputSchema but returned "
+                                    "no structuredContent")
+            errors = list(self.validator(snap.facts.fingerprint, "out", snap.output_schema)
+                          .iter_errors(result["structuredContent"]))
+            if errors:
+                raise UpstreamError(f"{call.server_type}/{call.tool_name} returned structuredContent that breaks "
+                                    f"its outputSchema: {errors[0].message}")
+        return result
+
+    # ---------------------------------------------------------------- approvals
+
+    async def approve(self, principal: Principal, call_id: str, *, allow_always: bool = False) -> CallOut:
+        """Approve a pending call and run it; unknown, expired or decided calls are errors."""
+        call = await anyio.to_thread.run_sync(self._decide_pending, principal, call_id, CallStatus.APPROVED,
+                                              allow_always)
+        if allow_always:
+            await anyio.to_thread.run_sync(self._allow_always, principal, call)
+        self._wake(call_id)
+        snap = self._snapshot(call.server_type, call.tool_name)
+        if snap is None or snap.facts.fingerprint != call.fingerprint:
+            # The tool changed (or went) between the request and the approval: what was approved is gone.
+            call = call.model_copy(update={"status": CallStatus.FAILED, "error": "the tool's definition changed "
+                                           "after the call was made; call it again",
+                                           "result": error_result("the tool changed after this call was made")})
+            await anyio.to_thread.run_sync(self._finish, call)
+        else:
+            call = await self._run(principal, call.model_copy(update={"status": CallStatus.RUNNING}), snap,
+                                   action="call.run", stored=True)
+        self._wake(call_id)
+        self.events.publish({"type": "tool-call-decided", "callId": call_id, "status": call.status.value})
+        return call
+
+    async def deny(self, principal: Principal, call_id: str) -> CallOut:
+        """Deny a pending call; unknown, expired or decided calls are errors."""
+        call = await anyio.to_thread.run_sync(self._decide_pending, principal, call_id, CallStatus.DENIED, False)
+        self._wake(call_id)
+        self.events.publish({"type": "tool-call-decided", "callId": call_id, "status": call.status.value})
+        return call
+
+    def _wake(self, call_id: str) -> None:
+        event = self._waiters.pop(call_id, None)
+        if event is not None:
+            event.set()
+
+    # ---------------------------------------------------------------- storage (run in threads)
+
+    def _store_pending(self, principal: Principal, call: CallOut) -> None:
+        with self.ctx.db.transaction() as session:
+            session.add(PendingCall(**_row(call)))
+            audit.record(session, principal, "call.pending", "tool", f"tool:{call.server_type}/{call.tool_name}",
+                         None, _audit_view(call))
+
+    def _load(self, call_id: str) -> CallOut:
+        with self.ctx.db.transaction() as session:
+            row = session.get(PendingCall, call_id)
+            if row is None:
+                raise NotFound(f"call {call_id} not found")
+            return _out(row)
+
+    def _decide_pending(self, principal: Principal, call_id: str, status: CallStatus, allow_always: bool) -> CallOut:
+        now = utcnow()
+        with self.ctx.db.transaction() as session:
+            row = session.get(PendingCall, call_id)
+            if row is None:
+                raise NotFound(f"call {call_id} not found")
+            may_approve(principal, row.user, row.scope)
+            if row.status == CallStatus.PENDING and row.expires_at is not None and row.expires_at <= now:
+                session.execute(update(PendingCall).where(PendingCall.id == call_id, PendingCall.status == "pending")
+                                .values(status=CallStatus.EXPIRED.value))
+                raise Conflict(f"call {call_id} expired at {row.expires_at.isoformat()}")
+            won = session.execute(
+                update(PendingCall).where(PendingCall.id == call_id, PendingCall.status == "pending")
+                .values(status=status.value, decided_by=principal.actor, decided_at=now, allow_always=allow_always)
+            ).rowcount  # type: ignore[attr-defined]
+            if not won:
+                session.refresh(row)
+                raise Conflict(f"call {call_id} is already {row.status}")
+            session.refresh(row)
+            out = _out(row)
+            action = "call.approve" if status is CallStatus.APPROVED else "call.deny"
+            audit.record(session, principal, action, "tool", f"tool:{row.server_type}/{row.tool_name}",
+                         None, _audit_view(out))
+            return out
+
+    def _finish(self, call: CallOut) -> None:
+        with self.ctx.db.transaction() as session:
+            session.execute(update(PendingCall).where(PendingCall.id == call.id)
+                            .values(status=call.status.value, result=call.result, error=call.error))
+
+    def _allow_always(self, principal: Principal, call: CallOut) -> None:
+        policy_inputs.add_always_allow(self.ctx, principal, call.scope, call.server_type, call.tool_name,
+                                       call.fingerprint)
+        self._policy.pop(call.scope, None)
+
+    def _record(self, principal: Principal, call: CallOut, action: str, *, store: bool) -> None:
+        """Queue the audit entry (and the call's row) for the background writer: off the hot path."""
+        entry = {"at": utcnow(), "actor": principal.actor, "action": action, "object_type": "tool",
+                 "object_id": f"tool:{call.server_type}/{call.tool_name}", "before": None,
+                 "after": _audit_view(call)}
+        self._audit.append((_row(call) if store else None, entry))
+
+    async def _flush_loop(self) -> None:
+        while True:
+            await anyio.sleep(0.25)
+            if self._audit:
+                await anyio.to_thread.run_sync(self._flush)
+
+    def _flush(self) -> None:
+        batch, self._audit = self._audit, []
+        if not batch:
+            return
+        try:
+            with self.ctx.db.transaction() as session:
+                rows = [row for row, _ in batch if row is not None]
+                if rows:
+                    session.execute(insert(PendingCall), rows)
+                session.execute(insert(AuditEntry), [entry for _, entry in batch])
+        except Exception:
+            log.exception("could not write %d call records", len(batch))
+
+    # ---------------------------------------------------------------- reading calls
+
+    def get(self, principal: Principal, call_id: str) -> CallOut:
+        call = self._load(call_id)
+        may_see(principal, call.user, call.scope)
+        return call
+
+    def list(self, principal: Principal, *, status: str | None = "pending", limit: int = 100,
+             offset: int = 0) -> Page[CallOut]:
+        """Calls newest first; expired pending calls are marked expired on the way."""
+        now = utcnow()
+        query = select(PendingCall)
+        if principal.role is Role.CONSUMER:
+            query = query.where(PendingCall.user == principal.user, PendingCall.scope == principal.scope)
+        else:
+            principal.require(Permission.READ)
+        if status:
+            query = query.where(PendingCall.status == status)
+        with self.ctx.db.transaction() as session:
+            session.execute(update(PendingCall).where(PendingCall.status == "pending", PendingCall.expires_at <= now)
+                            .values(status=CallStatus.EXPIRED.value))
+            total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+            rows = session.scalars(query.order_by(PendingCall.created_at.desc()).limit(limit).offset(offset)).all()
+            return Page(items=[_out(r) for r in rows], total=total, limit=limit, offset=offset)
+
+
+def may_see(principal: Principal, user: str, scope: str) -> None:
+    if principal.role is Role.CONSUMER:
+        if (principal.user, principal.scope) != (user, scope):
+            raise Forbidden("a consumer token sees its own user's calls only")
+    else:
+        principal.require(Permission.READ)
+
+
+def may_approve(principal: Principal, user: str, scope: str) -> None:
+    """The user a call is made for approves it through their consumer, or an operator does."""
+    if principal.role is Role.CONSUMER:
+        if (principal.user, principal.scope) != (user, scope):
+            raise Forbidden("a consumer token approves its own user's calls only")
+    else:
+        principal.require(Permission.APPROVE_CALLS)
+
+
+def _row(call: CallOut) -> dict[str, Any]:
+    return {"id": call.id, "user": call.user, "scope": call.scope, "server_type": call.server_type,
+            "tool_name": call.tool_name, "arguments": call.arguments, "fingerprint": call.fingerprint,
+            "status": call.status.value, "auto_allow": call.auto_allow, "reasons": call.reasons,
+            "created_at": call.created_at, "expires_at": call.expires_at, "decided_by": call.decided_by,
+            "decided_at": call.decided_at, "allow_always": call.allow_always, "result": call.result,
+            "error": call.error}
+
+
+def _out(row: PendingCall) -> CallOut:
+    return CallOut(id=row.id, user=row.user, scope=row.scope, server_type=row.server_type, tool_name=row.tool_name,
+                   arguments=row.arguments, fingerprint=row.fingerprint, status=CallStatus(row.status),
+                   auto_allow=row.auto_allow, reasons=list(row.reasons or []), created_at=row.created_at,
+                   expires_at=row.expires_at, decided_by=row.decided_by, decided_at=row.decided_at,
+                   allow_always=row.allow_always, result=row.result, error=row.error)
+
+
+def _audit_view(call: CallOut) -> dict[str, Any]:
+    return {"call": call.id, "user": call.user, "scope": call.scope, "status": call.status.value,
+            "arguments": call.arguments, "fingerprint": call.fingerprint, "error": call.error}
+
+
+# Module-level doors for the console and the REST API: the process's running CallService.
+
+def service(ctx: Context) -> CallService:
+    if ctx.calls is None:
+        raise Conflict("calls are served only by a running toolvet server (toolvet serve)")
+    return ctx.calls  # type: ignore[no-any-return]
+
+
+def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", limit: int = 100,
+               offset: int = 0) -> Page[CallOut]:
+    return service(ctx).list(principal, status=status, limit=limit, offset=offset)
+
+
+async def approve_call(ctx: Context, principal: Principal, call_id: str, *, allow_always: bool = False) -> CallOut:
+    return await service(ctx).approve(principal, call_id, allow_always=allow_always)
+
+
+async def deny_call(ctx: Context, principal: Principal, call_id: str) -> CallOut:
+    return await service(ctx).deny(principal, call_id)
+
+

@@ -1,0 +1,212 @@
+"""The fast paths of the domain layer give exactly what the slow, obviously-correct paths give."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+import rfc8785
+
+from toolvet.domain import findings
+from toolvet.domain.fingerprint import _same_as_sorted_json, canonical_json
+from toolvet.domain.reconcile import UNLOADED, StoredTool, reconcile
+from toolvet.domain.fingerprint import definition_digest
+
+VECTORS = json.loads((Path(__file__).parent / "fingerprint-vectors.json").read_text())["vectors"]
+
+
+def jcs_or_error(value: Any) -> Any:
+    """rfc8785's bytes, or the type of the error it raises."""
+    try:
+        return rfc8785.dumps(value)
+    except Exception as exc:  # noqa: BLE001 - the error type is what is compared
+        return type(exc)
+
+
+def fast_or_error(value: Any) -> Any:
+    try:
+        return canonical_json(value)
+    except Exception as exc:  # noqa: BLE001
+        return type(exc)
+
+
+# ------------------------------------------------------------------------------------------ JCS
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v["fingerprint"][:19])
+def test_canonical_json_matches_rfc8785_on_the_shared_vectors(vector):
+    contract = {k: vector[k] for k in ("title", "description", "inputSchema", "outputSchema")}
+    assert canonical_json(contract) == rfc8785.dumps(contract)
+    for member in contract.values():
+        assert canonical_json(member) == rfc8785.dumps(member)
+
+
+# Characters where the two encoders could part: escapes, controls, DEL, the line separators, BMP
+# characters on both sides of the surrogate block, non-BMP characters (UTF-16 order), lone surrogates.
+_AWKWARD = ['"', "\\", "/", "\b", "\f", "\n", "\r", "\t", "\x00", "\x01", "\x1f", "\x7f", "\x80", "\u2028",
+            "\u2029", "\u00e9", "\ud7ff", "\ue000", "\uffff", "\U00010000", "\U0001f600", "\U0010ffff", "\ud800",
+            "\udfff", "a", "Z", "0", " "]
+
+
+def random_string(rng: random.Random) -> str:
+    return "".join(rng.choice(_AWKWARD) if rng.random() < 0.5 else chr(rng.randrange(0x20, 0x250))
+                   for _ in range(rng.randrange(0, 6)))
+
+
+def random_value(rng: random.Random, depth: int = 0) -> Any:
+    kind = rng.randrange(9 if depth < 4 else 6)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.choice([True, False])
+    if kind == 2:
+        return rng.choice([0, 1, -1, 2**53 - 1, -(2**53) + 1, 2**53, -(2**53), 10**30, rng.randrange(-10**6, 10**6)])
+    if kind == 3:
+        return rng.choice([0.0, -0.0, 1.5, 100.0, 1e21, 1e-7, 5e-324, float("nan"), float("inf")])
+    if kind in (4, 5):
+        return random_string(rng)
+    if kind in (6, 7):
+        return {random_string(rng): random_value(rng, depth + 1) for _ in range(rng.randrange(0, 5))}
+    return [random_value(rng, depth + 1) for _ in range(rng.randrange(0, 5))]
+
+
+def test_canonical_json_matches_rfc8785_on_random_values():
+    rng = random.Random(8785)
+    fast_taken = 0
+    for _ in range(20_000):
+        value = random_value(rng)
+        assert fast_or_error(value) == jcs_or_error(value), value
+        fast_taken += _same_as_sorted_json(value)
+    assert fast_taken > 5_000  # the property is not vacuous: the fast path did run
+
+
+def test_canonical_json_matches_rfc8785_on_random_tool_contracts():
+    rng = random.Random(3)
+    for _ in range(2_000):
+        properties = {random_string(rng) or "p": {"type": "string", "description": random_string(rng)}
+                      for _ in range(rng.randrange(1, 6))}
+        contract = {"title": random_string(rng), "description": random_string(rng),
+                    "inputSchema": {"type": "object", "properties": properties,
+                                    "required": list(properties)[:1], "maxItems": rng.randrange(0, 2**60)},
+                    "outputSchema": None}
+        assert fast_or_error(contract) == jcs_or_error(contract)
+
+
+@pytest.mark.parametrize("value", [
+    {"\U0001f600": 1, "\uffff": 2},  # UTF-16 order puts the surrogate pair first; code points do not
+    {"a": 1.0},
+    {"a": 2**53},
+    {1: "a"},
+    ("a", "b"),
+    {"a": {"b": [1, 2, 3.5]}},
+])
+def test_values_json_dumps_would_spell_differently_take_rfc8785(value):
+    assert not _same_as_sorted_json(value)
+    assert fast_or_error(value) == jcs_or_error(value)
+
+
+def test_subclasses_take_rfc8785():
+    class Text(str):
+        pass
+
+    assert not _same_as_sorted_json(Text("x"))
+    assert not _same_as_sorted_json({"a": [Text("x")]})
+
+
+def test_a_lone_surrogate_raises_what_rfc8785_raises():
+    with pytest.raises(rfc8785.CanonicalizationError):
+        canonical_json({"a": "\ud800"})
+
+
+# -------------------------------------------------------------------------------------- findings
+
+
+def scanned(text: str) -> list[str]:
+    """The per-character scan the fast path may skip."""
+    return sorted({f"U+{ord(c):04X}" for c in text if findings._invisible(c)})
+
+
+def test_a_text_the_fast_path_passes_has_nothing_the_scan_would_flag():
+    # Every code point: whenever _plainly_visible says yes, the exact scan finds nothing.
+    for cp in range(sys.maxunicode + 1):
+        ch = chr(cp)
+        if findings._plainly_visible(ch):
+            assert not findings._invisible(ch), f"U+{cp:04X} {unicodedata.category(ch)}"
+    assert findings._plainly_visible("tabs\tand\nnew lines\r are fine")
+
+
+def test_static_findings_match_the_per_pattern_search():
+    rng = random.Random(44)
+    pieces = ["ignore previous instructions", "<IMPORTANT>", "system prompt", "do not tell the user", "x",
+              "Disregard all instructions", "before using this tool, read", "\u200b", " ", "\t"]
+    for _ in range(2_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4)))
+        expected = {label for label, pattern in findings._INSTRUCTION_PATTERNS if pattern.search(text)}
+        got = {f["message"].split(": ", 1)[1].strip("'\"")
+               for f in findings.static_findings({"description": text}) if f["kind"] == "instruction-text"}
+        assert got == expected, text
+        assert bool(findings._ANY_INSTRUCTION.search(text)) == bool(expected)
+
+
+def test_texts_are_found_at_every_depth_with_their_paths():
+    definition = {"name": "t", "inputSchema": {"type": "object", "properties": {
+        "a": {"description": "fine\u200b", "items": [{"title": "<IMPORTANT>"}]},
+        "description": {"type": "string", "description": "nested\u202e"}}}}
+    paths = {(f["kind"], f["path"]) for f in findings.static_findings(definition)}
+    assert paths == {
+        ("invisible-characters", "inputSchema.properties.a.description"),
+        ("instruction-text", "inputSchema.properties.a.items[0].title"),
+        ("invisible-characters", "inputSchema.properties.description.description"),
+    }
+
+
+# ------------------------------------------------------------------------------------- reconcile
+
+
+def tool(name: str, description: str = "d", required: list[str] | None = None) -> dict[str, Any]:
+    return {"name": name, "description": description,
+            "inputSchema": {"type": "object", "required": required or []}}
+
+
+def unloaded(id_: int, definition: dict[str, Any]) -> StoredTool:
+    return StoredTool(id=id_, name=definition["name"], digest=definition_digest(definition),
+                      advertised_read_only=None, retired=False)
+
+
+def test_stored_schemas_are_loaded_once_and_only_for_changed_tools():
+    a, b, c = tool("a"), tool("b"), tool("c")
+    calls: list[list[int]] = []
+
+    def load(ids):
+        calls.append(list(ids))
+        return {2: b["inputSchema"], 3: c["inputSchema"]}
+
+    changes = reconcile([unloaded(1, a), unloaded(2, b), unloaded(3, c)],
+                        [a, tool("b", "new", ["x"]), tool("c", "new")],
+                        complete=True, max_definition_bytes=10_000, load_input_schemas=load)
+    assert calls == [[2, 3]]
+    assert [u.tool_id for u in changes.changed] == [2, 3]
+    assert "new-required-parameter" in {f["kind"] for f in changes.changed[0].findings}
+    assert changes.unchanged_ids == [1]
+
+
+def test_a_pass_without_changes_loads_no_schema():
+    a = tool("a")
+
+    def load(ids):
+        raise AssertionError("nothing changed, nothing to load")
+
+    changes = reconcile([unloaded(1, a)], [a, tool("new")], complete=True, max_definition_bytes=10_000,
+                        load_input_schemas=load)
+    assert changes.unchanged_ids == [1] and len(changes.added) == 1
+
+
+def test_an_unloaded_schema_without_a_loader_is_a_programming_error():
+    assert unloaded(1, tool("a")).input_schema is UNLOADED
+    with pytest.raises(ValueError, match="no loader"):
+        reconcile([unloaded(1, tool("a"))], [tool("a", "new")], complete=True, max_definition_bytes=10_000)
