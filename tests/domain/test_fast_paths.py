@@ -13,9 +13,8 @@ import pytest
 import rfc8785
 
 from toolvet.domain import findings
-from toolvet.domain.fingerprint import _same_as_sorted_json, canonical_json
+from toolvet.domain.fingerprint import _same_as_sorted_json, canonical_json, definition_digest
 from toolvet.domain.reconcile import UNLOADED, StoredTool, reconcile
-from toolvet.domain.fingerprint import definition_digest
 
 VECTORS = json.loads((Path(__file__).parent / "fingerprint-vectors.json").read_text())["vectors"]
 
@@ -24,14 +23,14 @@ def jcs_or_error(value: Any) -> Any:
     """rfc8785's bytes, or the type of the error it raises."""
     try:
         return rfc8785.dumps(value)
-    except Exception as exc:  # noqa: BLE001 - the error type is what is compared
+    except Exception as exc:
         return type(exc)
 
 
 def fast_or_error(value: Any) -> Any:
     try:
         return canonical_json(value)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return type(exc)
 
 
@@ -48,7 +47,8 @@ def test_canonical_json_matches_rfc8785_on_the_shared_vectors(vector):
 
 # Characters where the two encoders could part: escapes, controls, DEL, the line separators, BMP
 # characters on both sides of the surrogate block, non-BMP characters (UTF-16 order), lone surrogates.
-_AWKWARD = ['"', "\\", "/", "\b", "\f", "\n", "\r", "\t", "\x00", "\x01", "\x1f", "\x7f", "\x80", "\u2028",
+_AWKWARD = ['"', "\\", "/", "\b", "\f", "\n", "\r", "\t", "\x00", "\x01", "\x1f", "\x7f", "\x80",
+            "\u2028",
             "\u2029", "\u00e9", "\ud7ff", "\ue000", "\uffff", "\U00010000", "\U0001f600", "\U0010ffff", "\ud800",
             "\udfff", "a", "Z", "0", " "]
 
@@ -65,7 +65,8 @@ def random_value(rng: random.Random, depth: int = 0) -> Any:
     if kind == 1:
         return rng.choice([True, False])
     if kind == 2:
-        return rng.choice([0, 1, -1, 2**53 - 1, -(2**53) + 1, 2**53, -(2**53), 10**30, rng.randrange(-10**6, 10**6)])
+        return rng.choice([0, 1, -1, 2**53 - 1, -(2**53) + 1, 2**53, -(2**53), 10**30,
+                           rng.randrange(-10**6, 10**6)])
     if kind == 3:
         return rng.choice([0.0, -0.0, 1.5, 100.0, 1e21, 1e-7, 5e-324, float("nan"), float("inf")])
     if kind in (4, 5):

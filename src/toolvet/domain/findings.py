@@ -96,9 +96,8 @@ def static_findings(definition: dict[str, Any]) -> list[dict[str, Any]]:
         if not _plainly_visible(text):
             hidden = sorted({f"U+{ord(c):04X}" for c in text if _invisible(c)})
             if hidden:
-                found.append(
-                    _finding("invisible-characters", f"invisible or control characters {', '.join(hidden)}", path)
-                )
+                message = f"invisible or control characters {', '.join(hidden)}"
+                found.append(_finding("invisible-characters", message, path))
         if _ANY_INSTRUCTION.search(text):
             for label, pattern in _INSTRUCTION_PATTERNS:
                 if pattern.search(text):

@@ -8,7 +8,6 @@ from typing import Any, Final
 
 import rfc8785
 
-
 # RFC 8785 refuses integers outside the range a double holds exactly; the fast path must not accept more.
 _JCS_INT_MIN: Final = -(2**53) + 1
 _JCS_INT_MAX: Final = 2**53 - 1

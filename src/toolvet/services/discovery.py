@@ -16,8 +16,7 @@ from typing import Any, Protocol
 import anyio
 import anyio.to_thread
 import httpx2
-from sqlalchemy import BindParameter, Update, bindparam, delete, func, insert, select, update
-from sqlalchemy import Connection
+from sqlalchemy import BindParameter, Connection, Update, bindparam, delete, func, insert, select, update
 
 from toolvet.db.models import DiscoveryRun, Server, Tool, ToolDefinition
 from toolvet.db.ownership import DISCOVERY_COLUMNS, only
@@ -197,7 +196,7 @@ async def run_pass(
 
 # ------------------------------------------------------------------ the pass's statements, built once
 #
-# Built once at import and executed on the session's Connection: constructing a statement, deriving its
+# Built once at import and executed on a Core connection: constructing a statement, deriving its
 # cache key and the ORM's bulk-statement handling cost more than the SQL itself for the small
 # statements of a pass (a few ms per server). Every value is a bound parameter, typed by its column.
 
@@ -223,7 +222,8 @@ _INSERT_HISTORY = insert(ToolDefinition)
 _TOUCH_UNCHANGED = update(Tool).where(Tool.id.in_(_ids())).values(last_seen_at=_param(Tool.last_seen_at))
 _DELETE_STALE = delete(Tool).where(Tool.id.in_(_ids()))
 # The one operator field discovery may touch, and only to clear it (SPEC §4.2).
-_RETIRE_STALE = update(Tool).where(Tool.id.in_(_ids())).values(enabled=False, retired_at=_param(Tool.retired_at))
+_RETIRE_STALE = update(Tool).where(Tool.id.in_(_ids())).values(enabled=False,
+                                                               retired_at=_param(Tool.retired_at))
 _INSERT_RUN = insert(DiscoveryRun).returning(DiscoveryRun.id)
 
 _SERVER_RUN_COLUMNS = (Server.last_discovery_at, Server.last_discovery_status, Server.last_error)
@@ -316,7 +316,8 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
 
 
 def apply_listing(
-    ctx: Context, item: PassPlan, listing: Listing, started: datetime, trigger: str, *, lease_key: str | None = None
+    ctx: Context, item: PassPlan, listing: Listing, started: datetime, trigger: str, *,
+    lease_key: str | None = None,
 ) -> DiscoveryRunOut:
     """Reconcile a listing and record the run, in one transaction. Only an ``ok`` listing changes
     tools: an incomplete or failed one is recorded and changes nothing (SPEC §4.2). With ``lease_key``
@@ -335,7 +336,8 @@ def apply_listing(
                    "p_capabilities": listing.capabilities, "p_instructions": listing.instructions}
     # A Core transaction on the engine: a pass needs none of a Session's unit-of-work machinery.
     with ctx.db.engine.begin() as conn:
-        server = conn.execute(_UPDATE_SERVER_OK if status == "ok" else _UPDATE_SERVER_NOT_OK, params).one_or_none()
+        statement = _UPDATE_SERVER_OK if status == "ok" else _UPDATE_SERVER_NOT_OK
+        server = conn.execute(statement, params).one_or_none()
         if server is None:
             raise NotFound(f"server {item.name!r} was removed during its discovery pass")
         if status == "ok":

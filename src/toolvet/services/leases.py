@@ -24,8 +24,9 @@ HOLDER = f"{socket.gethostname()[:30]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 _INSERT = insert(Lease)
 _TAKE_EXPIRED = (
     update(Lease)
-    .where(Lease.key == bindparam("p_key"), or_(Lease.expires_at < bindparam("p_now", type_=Lease.expires_at.type),
-                                                Lease.holder == bindparam("p_holder")))
+    .where(Lease.key == bindparam("p_key"),
+           or_(Lease.expires_at < bindparam("p_now", type_=Lease.expires_at.type),
+               Lease.holder == bindparam("p_holder")))
     .values(holder=bindparam("p_holder"), expires_at=bindparam("p_expires", type_=Lease.expires_at.type))
 )
 _DELETE = delete(Lease).where(Lease.key == bindparam("p_key"), Lease.holder == bindparam("p_holder"))

@@ -1,0 +1,120 @@
+"""The HTTP client the gateway forwards calls on: httpx2, with each request sent in one write.
+
+httpcore2 (under httpx2) writes an HTTP/1.1 request in two socket writes: the request line and
+headers, then the body. On the upstream hop of every ``tools/call`` that is two ``send`` syscalls in
+toolvet, and the upstream is usually woken twice (once for the headers, once for the body) before it
+can parse the request. :class:`CoalescingBackend` wraps httpcore2's own network backend so a
+connection's writes are buffered and go out in one ``send`` when the client next reads (it always
+reads the response after writing the request) or when the buffer passes :data:`FLUSH_BYTES` (a large
+or streamed body still goes out as it is produced). The HTTP itself stays httpcore2's: framing,
+keep-alive, TLS, proxies (httpx2 mounts them beside this transport) and timeouts are unchanged.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Iterable
+from typing import Any, Final
+
+import httpcore2
+import httpx2
+
+__all__ = ["FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "coalescing", "forwarding_client"]
+
+#: A buffered request goes out at once when it reaches this size.
+FLUSH_BYTES: Final = 64 * 1024
+
+
+class CoalescingStream(httpcore2.AsyncNetworkStream):
+    """A network stream whose writes are held until the next read (or until FLUSH_BYTES)."""
+
+    def __init__(self, inner: httpcore2.AsyncNetworkStream) -> None:
+        self._inner = inner
+        self._pending: list[bytes] = []
+        self._size = 0
+        self.writes = 0  # socket writes issued (tests)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        self._pending.append(buffer)
+        self._size += len(buffer)
+        if self._size >= FLUSH_BYTES:
+            await self.flush(timeout)
+
+    async def flush(self, timeout: float | None = None) -> None:
+        """Send what is buffered, in one write."""
+        if not self._pending:
+            return
+        data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
+        self._pending.clear()
+        self._size = 0
+        self.writes += 1
+        await self._inner.write(data, timeout)
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        await self.flush(timeout)
+        return await self._inner.read(max_bytes, timeout)
+
+    async def aclose(self) -> None:
+        self._pending.clear()
+        self._size = 0
+        await self._inner.aclose()
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        await self.flush(timeout)
+        return CoalescingStream(await self._inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class CoalescingBackend(httpcore2.AsyncNetworkBackend):
+    """httpcore2's network backend, handing out :class:`CoalescingStream` connections."""
+
+    def __init__(self, inner: httpcore2.AsyncNetworkBackend | None = None) -> None:
+        self._inner = inner if inner is not None else httpcore2.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        stream = await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        return CoalescingStream(stream)
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        return CoalescingStream(await self._inner.connect_unix_socket(path, timeout, socket_options))
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+def forwarding_client(*, timeout: httpx2.Timeout, limits: httpx2.Limits) -> httpx2.AsyncClient:
+    """An ``httpx2.AsyncClient`` built as usual (env proxies, TLS settings), whose direct connections
+    coalesce their writes.
+
+    httpx2 takes no network backend (and passing a ``transport`` would turn its environment proxies
+    off), so the backend of the client's own connection pool is wrapped in place; should a later httpx2
+    build its pool differently, the client keeps httpcore2's plain backend (correct, one write more).
+    """
+    client = httpx2.AsyncClient(timeout=timeout, limits=limits)
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    if isinstance(pool, httpcore2.AsyncConnectionPool) and isinstance(
+        getattr(pool, "_network_backend", None), httpcore2.AsyncNetworkBackend
+    ):
+        pool._network_backend = CoalescingBackend(pool._network_backend)
+    return client
+
+
+def coalescing(client: httpx2.AsyncClient) -> bool:
+    """Whether ``client``'s direct connections coalesce their writes (tests, diagnostics)."""
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    return isinstance(getattr(pool, "_network_backend", None), CoalescingBackend)
