@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from typing import Annotated, Any
 
@@ -35,8 +36,8 @@ def demo(
     import uvicorn  # imported here, like the MCP SDK below, so other commands start fast
 
     from toolvet.demo import server as demo_server
-    from toolvet.serving import bind, serve
     from toolvet.services import discovery
+    from toolvet.serving import bind, serve
 
     with local() as (ctx, me):
         key = secrets.token_urlsafe(16)
@@ -78,7 +79,5 @@ def demo(
                 finally:
                     upstream.should_exit = True
 
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             anyio.run(main)
-        except KeyboardInterrupt:
-            pass

@@ -37,7 +37,7 @@ def discover(
     """List servers' tools now and reconcile them; exit 1 when any pass failed."""
     from toolvet.services import discovery
 
-    with local() as (ctx, me):
+    with local() as (ctx, _admin):
         plans = discovery.plan(ctx, names)
         if sys.stdout.isatty() and not as_json:
             with Progress(TextColumn("discovering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -152,10 +152,7 @@ def _text_member(before: dict[str, Any], after: dict[str, Any], key: str, kind: 
     old, new = before.get(key), after.get(key)
     if old == new:
         return []
-    if kind is ChangeKind.TITLE_CHANGED:
-        message = f"title: {show(old)} → {show(new)}"
-    else:
-        message = f"{key} {_verb(old, new)}"
+    message = f"title: {show(old)} → {show(new)}" if kind is ChangeKind.TITLE_CHANGED else f"{key} {_verb(old, new)}"
     return [_text_change(kind, key, message, old, new)]
 
 

@@ -117,7 +117,8 @@ class UpstreamPool:
                     target.url, target.headers, connect_timeout=self.connect_timeout, read_timeout=self.call_timeout))
             else:
                 assert target.command
-                errlog = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
+                # The exit stack is the context manager: it closes the file when the session is dropped.
+                errlog = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
                 stream = await stack.enter_async_context(
                     open_stdio(target.command, list(target.args), target.env, target.cwd, errlog))
             return _Pooled(target, await negotiate(stream), stack, anyio.Lock())

@@ -14,7 +14,12 @@ from toolvet.db.models import Server, Tool
 from toolvet.errors import Conflict, InvalidInput, NotFound
 from toolvet.schemas.common import Page
 from toolvet.schemas.servers import (
-    DiscoveryMode, ServerCreate, ServerOut, ServerPatch, Transport, check_transport_fields,
+    DiscoveryMode,
+    ServerCreate,
+    ServerOut,
+    ServerPatch,
+    Transport,
+    check_transport_fields,
 )
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal

@@ -12,7 +12,6 @@ from alembic import op
 
 import toolvet.db.types
 
-
 revision = '0002'
 down_revision = '0001'
 branch_labels = None
