@@ -373,3 +373,27 @@ async def test_shared_client_is_reused_and_left_open() -> None:
             assert not client.is_closed
     assert {name: r.status for name, r in results.items()} == {"modern": "ok", "handshake": "ok"}
     assert results["handshake"].protocol_version == "2025-11-25"
+
+
+# ------------------------------------------------------------------------------- listing digest
+
+
+async def test_an_identical_listing_has_the_same_digest_and_any_change_another() -> None:
+    pages: dict[str | None, Any] = {None: {"tools": [tool("a")], "nextCursor": "p2"},
+                                    "p2": {"tools": [tool("b", description="B")]}}
+    with raw_listing_server(pages) as upstream:
+        first = await fetch(upstream.url)
+        again = await fetch(upstream.url)
+        pages["p2"] = {"tools": [tool("b", description="B!")]}
+        changed = await fetch(upstream.url)
+    assert first.status == again.status == changed.status == "ok"
+    assert first.digest is not None and first.digest.startswith("sha256:")
+    assert again.digest == first.digest  # each pass numbers its JSON-RPC ids alike; only tools are hashed
+    assert changed.digest != first.digest
+
+
+async def test_a_listing_that_is_not_ok_has_no_digest() -> None:
+    with raw_listing_server({None: {"tools": [tool("a")], "nextCursor": "x"},
+                             "x": {"tools": [], "nextCursor": "x"}}) as upstream:
+        listing = await fetch(upstream.url)
+    assert listing.status == "incomplete" and listing.digest is None

@@ -78,3 +78,21 @@ def test_an_unknown_metaschema_is_refused_without_fetching_it():
 def test_a_known_older_draft_is_accepted():
     raw = {"name": "t", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}}
     assert reconcile([], [raw], complete=True, max_definition_bytes=10_000).added
+
+
+def test_the_size_from_the_digest_is_the_compact_size():
+    import json
+
+    from toolvet.domain.fingerprint import definition_digest, definition_digest_and_size
+
+    value = {"z": "é ✓", "a": [1, {"y": None, "b": True}], "m": "\u0000\n"}
+    digest, size = definition_digest_and_size(value)
+    assert digest == definition_digest(value)
+    assert size == len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def test_a_lowered_size_limit_rejects_and_retires_an_unchanged_stored_tool():
+    big = raw("big", "x" * 2000)
+    changes = reconcile([stored(1, big)], [big], complete=True, max_definition_bytes=1000)
+    assert "over the limit of 1000" in changes.rejected[0].reason
+    assert changes.unchanged_ids == [] and changes.retire_ids == [1]

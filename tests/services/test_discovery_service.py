@@ -321,3 +321,137 @@ async def test_a_pass_leaves_the_servers_updated_at_alone(ctx, admin):
     after = servers.get_server(ctx, admin, "up")
     assert after.updated_at == before.updated_at
     assert after.last_discovery_at is not None and after.last_discovery_status == "ok"
+
+
+# ------------------------------------------------------------------- the no-change fast path
+
+
+class Statements:
+    """Every statement executed on an engine while attached, as its first words upper-cased."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.engine = ctx.db.engine
+        self.log: list[str] = []
+
+    def __call__(self, conn, cursor, text, parameters, context, executemany) -> None:
+        self.log.append(" ".join(text.split()).upper())
+
+    def __enter__(self) -> Statements:
+        from sqlalchemy import event
+        event.listen(self.engine, "after_cursor_execute", self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        from sqlalchemy import event
+        event.remove(self.engine, "after_cursor_execute", self)
+
+    def on_tools(self) -> list[str]:
+        """The statements that read or write tools or their history."""
+        import re
+        return [s for s in self.log if re.search(r"\b(FROM|INTO|UPDATE) TOOL(S|_DEFINITIONS)\b", s)]
+
+
+async def test_a_byte_identical_listing_takes_the_fast_path(ctx, admin):
+    with raw_listing_server({None: {"tools": [tool("a"), tool("b")]}}) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        before = tools.get_tool(ctx, admin, "up", "a")
+        with Statements(ctx) as seen:
+            run = await discover_up(ctx, admin)
+    assert (run.status, run.added, run.changed, run.unchanged, run.retired, run.rejected) == ("ok", 0, 0, 2, 0, 0)
+    # One statement touches tools: the bulk last_seen_at UPDATE; no SELECT of tools, no history.
+    [touch] = seen.on_tools()
+    assert touch.startswith("UPDATE TOOLS SET LAST_SEEN_AT")
+    writes = [" ".join(s.split()[:3]) for s in seen.log if s.split()[0] in ("INSERT", "UPDATE", "DELETE")]
+    assert sorted(writes) == sorted(["INSERT INTO LEASES", "UPDATE SERVERS SET", "UPDATE TOOLS SET",
+                                     "INSERT INTO DISCOVERY_RUNS", "DELETE FROM LEASES"])
+    after = tools.get_tool(ctx, admin, "up", "a")
+    assert after.last_seen_at > before.last_seen_at
+    assert after.model_dump(exclude={"last_seen_at"}) == before.model_dump(exclude={"last_seen_at"})
+
+
+async def test_a_changed_description_takes_the_full_path(ctx, admin):
+    pages = {None: {"tools": [tool("a"), tool("b")]}}
+    with raw_listing_server(pages) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        await discover_up(ctx, admin)  # fast path
+        pages[None] = {"tools": [tool("a"), tool("b", "Does another thing.")]}
+        run = await discover_up(ctx, admin)
+        again = await discover_up(ctx, admin)
+    assert (run.changed, run.unchanged) == (1, 1)
+    assert tools.get_tool(ctx, admin, "up", "b").description == "Does another thing."
+    assert (again.changed, again.unchanged) == (0, 2)
+
+
+async def test_a_tool_deleted_by_an_operator_is_added_again(ctx, admin):
+    with raw_listing_server({None: {"tools": [tool("a"), tool("b")]}}) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        tools.delete_tool(ctx, admin, "up", "b")
+        run = await discover_up(ctx, admin)
+    assert (run.added, run.unchanged) == (1, 1)
+    assert tools.get_tool(ctx, admin, "up", "b").name == "b"
+
+
+async def test_a_retired_tool_stays_retired_on_the_fast_path(ctx, admin):
+    pages = {None: {"tools": [tool("a"), tool("b")]}}
+    with raw_listing_server(pages) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        pages[None] = {"tools": [tool("a")]}
+        retiring = await discover_up(ctx, admin)
+        retired = tools.get_tool(ctx, admin, "up", "b")
+        with Statements(ctx) as seen:
+            run = await discover_up(ctx, admin)
+    assert retiring.retired == 1
+    assert (run.unchanged, run.retired) == (1, 0)
+    assert len(seen.on_tools()) == 1  # the fast path
+    after = tools.get_tool(ctx, admin, "up", "b")
+    assert after.retired_at == retired.retired_at and after.enabled is False
+    assert after.last_seen_at == retired.last_seen_at
+
+
+async def test_a_lowered_size_limit_still_rejects(ctx, admin):
+    with raw_listing_server({None: {"tools": [tool("a", "x" * 3000), tool("b")]}}) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        await discover_up(ctx, admin)  # fast path under the old limit
+        ctx.settings.max_definition_bytes = 2000  # the listing key includes the limit
+        run = await discover_up(ctx, admin)
+    assert (run.rejected, run.retired, run.unchanged) == (1, 1, 1)
+    assert "over the limit of 2000" in run.rejections[0]["reason"]
+    assert tools.get_tool(ctx, admin, "up", "a").retired_at is not None
+
+
+async def test_a_listing_with_rejections_is_reconciled_in_full_every_time(ctx, admin):
+    with raw_listing_server({None: {"tools": [tool("a"), {"name": "bad"}]}}) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        run = await discover_up(ctx, admin)
+    assert (run.rejected, run.unchanged) == (1, 1)  # the run lists the rejection again
+
+
+async def test_a_failed_pass_in_between_forces_the_full_path(ctx, admin):
+    pages: dict[str | None, Any] = {None: {"tools": [tool("a")]}}
+    with raw_listing_server(pages) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        pages[None] = {"tools": "not a list"}
+        assert (await discover_up(ctx, admin)).status == "failed"
+        pages[None] = {"tools": [tool("a")]}
+        with Statements(ctx) as seen:
+            run = await discover_up(ctx, admin)
+    assert (run.status, run.unchanged) == ("ok", 1)
+    assert len(seen.on_tools()) > 1  # reconciled in full
+
+
+async def test_an_edit_of_the_server_forces_the_full_path(ctx, admin):
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        servers.update_server(ctx, admin, "up", {"remove_stale": True})
+        with Statements(ctx) as seen:
+            run = await discover_up(ctx, admin)
+    assert run.unchanged == 1
+    assert len(seen.on_tools()) > 1  # reconciled in full

@@ -45,6 +45,11 @@ class Server(Base):
     server_info: Mapped[dict[str, Any] | None] = mapped_column(Json)
     capabilities: Mapped[dict[str, Any] | None] = mapped_column(Json)
     instructions: Mapped[str | None] = mapped_column(Text)
+    # Discovery-owned: the key of the last listing reconciled in full with nothing rejected (listing
+    # digest, settings, updated_at; see services.discovery) and how many live tools it left. NULL
+    # after a pass that was not ok or had rejections: the next pass then reconciles in full.
+    listing_key: Mapped[str | None] = mapped_column(String(71))
+    listing_tools: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 

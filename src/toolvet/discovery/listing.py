@@ -7,6 +7,8 @@ as it was decoded from the wire (validation is reconcile's job).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -55,6 +57,12 @@ class Listing:
 
     ``tools`` holds every tool object exactly as received (json-decoded, possibly not a dict); for an
     incomplete or failed pass it holds what arrived before the stop, which must retire nothing.
+
+    ``digest`` (``ok`` listings only, else None) identifies the listing as received: SHA-256 over the
+    compact JSON text of each page's ``tools`` array in the server's own order (key order included).
+    Equal digests mean equal listings, so discovery can recognise a listing it has already reconciled
+    without looking at each tool (see ``services.discovery``). A listing that differs only in
+    spelling (key order, page boundaries) gets another digest: that only costs a full reconcile.
     """
 
     status: Literal["ok", "incomplete", "failed"]
@@ -65,6 +73,19 @@ class Listing:
     capabilities: dict[str, Any] | None
     instructions: str | None
     pages: int
+    digest: str | None = None
+
+
+def _page_hash_text(tools: list[Any]) -> bytes | None:
+    """The bytes a page contributes to the listing digest, or None if it has no JSON text.
+
+    The C encoder without ``sort_keys``, ASCII-escaped (so a lone surrogate still encodes): one call per
+    page costs a fraction of the sorted per-tool digests it lets a no-change pass skip.
+    """
+    try:
+        return json.dumps(tools, separators=(",", ":")).encode("ascii")
+    except (TypeError, ValueError):
+        return None
 
 
 @dataclass
@@ -79,6 +100,19 @@ class _Pass:
     instructions: str | None = None
     channel: TimedChannel | None = None
     stderr_line: str | None = None
+    # Over every page's tools, in order; None once a page could not be hashed (then no digest).
+    hasher: Any = field(default_factory=hashlib.sha256)
+
+    def add_page(self, tools: list[Any]) -> None:
+        self.tools.extend(tools)
+        if self.hasher is not None:
+            text = _page_hash_text(tools)
+            if text is None:
+                self.hasher = None
+            else:
+                # Length-prefixed, so page boundaries are part of what is hashed unambiguously.
+                self.hasher.update(b"%d:" % len(text))
+                self.hasher.update(text)
 
     def where(self) -> str:
         current = self.channel.current if self.channel is not None else None
@@ -98,6 +132,7 @@ class _Pass:
             capabilities=self.capabilities,
             instructions=self.instructions,
             pages=self.pages,
+            digest="sha256:" + self.hasher.hexdigest() if status == "ok" and self.hasher is not None else None,
         )
 
     def failed(self, detail: str) -> Listing:
@@ -197,9 +232,9 @@ async def _list(raw_channel: Channel, limits: Limits, state: _Pass) -> Listing:
             return state.result("failed", f"tools/list page {page}: 'tools' is missing or not a list")
         room = limits.max_tools - len(state.tools)
         if len(page_tools) > room:
-            state.tools.extend(page_tools[:room])
+            state.tools.extend(page_tools[:room])  # incomplete: no digest, so not hashed
             return state.result("incomplete", f"more than max_tools={limits.max_tools} tools (page {page})")
-        state.tools.extend(page_tools)
+        state.add_page(page_tools)
 
         next_cursor = result.get("nextCursor")
         if next_cursor is None:  # absent or null ends the listing; "" is a real cursor (2026-07-28)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema_rs
 import rfc8785
 
-from toolvet.domain.fingerprint import definition_digest, definition_fingerprint
+from toolvet.domain.fingerprint import definition_digest_and_size, definition_fingerprint
 
 
 class DefinitionError(ValueError):
@@ -90,10 +89,13 @@ def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise DefinitionError("name is missing or not a non-empty string", "name")
+    # One serialisation gives both the size and the whole-object digest (it used to be two).
     try:
-        size = len(json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode())
-    except (TypeError, ValueError) as exc:
+        digest, size = definition_digest_and_size(raw)
+    except TypeError as exc:
         raise DefinitionError(f"not serialisable as JSON: {exc}") from None
+    except ValueError as exc:  # NaN/infinity or a lone surrogate: no JSON text JCS could accept
+        raise DefinitionError(f"not canonical JSON (RFC 8785): {exc}") from None
     if size > max_bytes:
         raise DefinitionError(f"definition is {size} bytes, over the limit of {max_bytes}")
     if "inputSchema" not in raw:
@@ -111,7 +113,6 @@ def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
     read_only = annotations.get("readOnlyHint") if annotations else None
     try:
         fp = definition_fingerprint(raw)
-        digest = definition_digest(raw)
     except (rfc8785.CanonicalizationError, ValueError) as exc:
         raise DefinitionError(f"not canonical JSON (RFC 8785): {exc}") from None
     return ToolClaim(

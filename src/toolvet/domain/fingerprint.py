@@ -93,5 +93,18 @@ def definition_digest(definition: Any) -> str:
     stay apart); a number spelled differently (``1.0`` for ``1``) only costs one extra history row.
     Raises ValueError for NaN or infinities, which JSON does not allow.
     """
-    text = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    return definition_digest_and_size(definition)[0]
+
+
+def definition_digest_and_size(definition: Any) -> tuple[str, int]:
+    """:func:`definition_digest` and the definition's size in bytes as compact UTF-8 JSON, from one
+    serialisation.
+
+    Sorting the keys only permutes an object's members, so the sorted text is exactly as long as the
+    compact text in the server's own key order: the size limit (SPEC §4.1) needs no second
+    ``json.dumps``. Raises ValueError for NaN or infinities and UnicodeEncodeError (a ValueError) for
+    a lone surrogate, which UTF-8 cannot hold.
+    """
+    data = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode()
+    return "sha256:" + hashlib.sha256(data).hexdigest(), len(data)

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
 from toolvet.domain.findings import change_findings, static_findings
-from toolvet.domain.fingerprint import definition_digest
+from toolvet.domain.fingerprint import definition_digest_and_size
 
 
 class _Unloaded(enum.Enum):
@@ -91,11 +91,18 @@ def _raw_name(raw: Any) -> str | None:
     return None
 
 
-def _same_definition(raw: Any, digest: str) -> bool:
+def _same_definition(raw: Any, digest: str, max_definition_bytes: int) -> bool:
+    """True when ``raw`` is the stored object and still within the size limit.
+
+    The size comes free with the digest (one serialisation); checking it here means a lowered
+    ``max_definition_bytes`` rejects a stored, unchanged tool too, instead of only new definitions:
+    a definition over the limit then takes ``read_claim`` and is rejected (and so retired).
+    """
     try:
-        return definition_digest(raw) == digest
+        same, size = definition_digest_and_size(raw)
     except ValueError:
         return False
+    return same == digest and size <= max_definition_bytes
 
 
 def reconcile(
@@ -120,7 +127,7 @@ def reconcile(
             changes.rejected.append(Rejection(index, name, f"name {name!r} is advertised {name_counts[name]} times"))
             continue
         known = by_name.get(name) if name is not None else None
-        if known is not None and not known.retired and _same_definition(raw, known.digest):
+        if known is not None and not known.retired and _same_definition(raw, known.digest, max_definition_bytes):
             # The exact object already stored and validated: nothing to check or write but last_seen_at.
             seen.add(known.name)
             changes.unchanged_ids.append(known.id)

@@ -7,6 +7,7 @@ from discovery-owned columns, so an operator's edit racing a pass is never overw
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -219,6 +220,22 @@ _SELECT_KNOWN_DIGESTS = select(ToolDefinition.tool_id, ToolDefinition.digest).wh
     ToolDefinition.tool_id.in_(_ids())
 )
 _INSERT_HISTORY = insert(ToolDefinition)
+# The no-change fast path's one tool write: every live tool of the server seen now, but only while the
+# server still has exactly the live tools the recorded listing left (p_count). An operator's delete
+# (or anything else that moved the count) makes it match nothing, and the pass reconciles in full.
+# The count reads an alias of tools: a bare Tool subquery would be auto-correlated to the row updated.
+_live = Tool.__table__.alias("live")
+_LIVE_COUNT = (
+    select(func.count()).select_from(_live)
+    .where(_live.c.server_id == bindparam("p_server_id"), _live.c.retired_at.is_(None))
+    .scalar_subquery()
+)
+_TOUCH_LIVE_IF_COUNT = (
+    update(Tool)
+    .where(Tool.server_id == bindparam("p_server_id"), Tool.retired_at.is_(None),
+           bindparam("p_count") == _LIVE_COUNT)
+    .values(last_seen_at=_param(Tool.last_seen_at))
+)
 _TOUCH_UNCHANGED = update(Tool).where(Tool.id.in_(_ids())).values(last_seen_at=_param(Tool.last_seen_at))
 _DELETE_STALE = delete(Tool).where(Tool.id.in_(_ids()))
 # The one operator field discovery may touch, and only to clear it (SPEC §4.2).
@@ -231,19 +248,42 @@ _SERVER_OK_COLUMNS = (*_SERVER_RUN_COLUMNS, Server.protocol_version, Server.serv
                       Server.instructions)
 
 
-def _server_update(columns: Sequence[Any]) -> Update:
+def _server_update(columns: Sequence[Any], **fixed: Any) -> Update:
     # updated_at is set to itself: discovery's own columns are no operator-visible edit, and an
     # explicit value keeps the column's onupdate from bumping it. RETURNING hands back what the tool
-    # writes need, so the server row is never read separately.
+    # writes and the fast-path test need, so the server row is never read separately. The listing
+    # columns are left alone here (RETURNING shows their values from before this pass), except that a
+    # pass that is not ok clears the key (``fixed``): the next pass must then reconcile in full.
     return (
         update(Server).where(Server.id == _param(Server.id))
-        .values({**{c.key: _param(c) for c in columns}, "updated_at": Server.updated_at})
-        .returning(Server.id, Server.name, Server.new_tools_enabled, Server.remove_stale)
+        .values({**{c.key: _param(c) for c in columns}, **fixed, "updated_at": Server.updated_at})
+        .returning(Server.id, Server.name, Server.new_tools_enabled, Server.remove_stale, Server.updated_at,
+                   Server.listing_key, Server.listing_tools)
     )
 
 
 _UPDATE_SERVER_OK = _server_update(_SERVER_OK_COLUMNS)
-_UPDATE_SERVER_NOT_OK = _server_update(_SERVER_RUN_COLUMNS)
+_UPDATE_SERVER_NOT_OK = _server_update(_SERVER_RUN_COLUMNS, listing_key=None, listing_tools=None)
+_UPDATE_SERVER_LISTING = (
+    update(Server).where(Server.id == _param(Server.id))
+    .values(listing_key=_param(Server.listing_key), listing_tools=_param(Server.listing_tools),
+            updated_at=Server.updated_at)
+)
+
+
+def listing_key(listing_digest: str, max_definition_bytes: int, server_updated_at: datetime) -> str:
+    """What must be equal for a pass to skip reconcile: the listing as received, and everything else
+    a full reconcile of it depends on that is not in the tools table.
+
+    - ``max_definition_bytes``: a changed limit may reject (or now accept) a stored tool;
+    - the server row's ``updated_at``: any operator edit of the server (``new_tools_enabled``,
+      ``remove_stale``, its URL, a switch to ``manual`` and back with tools edited by hand meanwhile)
+      forces one full reconcile. Discovery never moves ``updated_at`` itself.
+
+    The stored tools' side is checked separately (their live count, in ``_TOUCH_LIVE_IF_COUNT``).
+    """
+    text = f"{listing_digest}\nmax_definition_bytes={max_definition_bytes}\nupdated_at={server_updated_at.isoformat()}"
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def _stored(conn: Connection, server_id: int) -> list[StoredTool]:
@@ -340,16 +380,25 @@ def apply_listing(
         server = conn.execute(statement, params).one_or_none()
         if server is None:
             raise NotFound(f"server {item.name!r} was removed during its discovery pass")
+        counts = changes.counts()
         if status == "ok":
-            changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
-                                max_definition_bytes=ctx.settings.max_definition_bytes,
-                                load_input_schemas=partial(_input_schemas, conn))
-            write_changes(conn, server, changes, now)
+            key = (listing_key(listing.digest, ctx.settings.max_definition_bytes, server.updated_at)
+                   if listing.digest is not None else None)
+            unchanged = _fast_path(conn, server, key, now)
+            if unchanged is not None:
+                counts["unchanged"] = unchanged
+            else:
+                changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
+                                    max_definition_bytes=ctx.settings.max_definition_bytes,
+                                    load_input_schemas=partial(_input_schemas, conn))
+                write_changes(conn, server, changes, now)
+                counts = changes.counts()
+                _record_listing(conn, server, key, changes)
         run: dict[str, Any] = {
             "server_id": server.id, "server_name": server.name, "started_at": started, "finished_at": now,
             "status": status, "trigger": trigger, "runner": leases.HOLDER,
             "protocol_version": listing.protocol_version, "pages": listing.pages,
-            "rejections": [r.as_dict() for r in changes.rejected], "error": error, **changes.counts(),
+            "rejections": [r.as_dict() for r in changes.rejected], "error": error, **counts,
         }
         run_id = conn.execute(_INSERT_RUN, run).scalar_one()
         if lease_key is not None:
@@ -357,8 +406,40 @@ def apply_listing(
     return DiscoveryRunOut(
         id=run_id, server=run["server_name"], trigger=trigger, runner=run["runner"], started_at=started,
         finished_at=now, status=status, protocol_version=listing.protocol_version, pages=listing.pages,
-        rejections=list(run["rejections"]), error=error, **changes.counts(),
+        rejections=list(run["rejections"]), error=error, **counts,
     )
+
+
+def _fast_path(conn: Connection, server: Any, key: str | None, now: datetime) -> int | None:
+    """The no-change fast path: when this ok listing's key equals the one recorded by the last full
+    reconcile, advance ``last_seen_at`` of every live tool in one statement and return how many.
+
+    Equal keys mean the server advertises byte-for-byte what was last reconciled with nothing
+    rejected, under the same settings and server row; the last pass was ok (any other clears the key).
+    The stored tools must also be as that reconcile left them: the statement matches nothing unless
+    the live-tool count still equals the recorded one (an operator's delete moves it; discovery is
+    the only writer of the discovery-owned columns and of ``retired_at``, and held the lease since).
+    None means the full reconcile must run; nothing has been written then.
+    """
+    expected = server.listing_tools
+    if key is None or server.listing_key != key or not expected:
+        return None  # (a server with no tools has nothing to skip, and rowcount 0 would be ambiguous)
+    touched = conn.execute(_TOUCH_LIVE_IF_COUNT,
+                           {"p_server_id": server.id, "p_count": expected, "p_last_seen_at": now}).rowcount
+    return expected if touched == expected else None
+
+
+def _record_listing(conn: Connection, server: Any, key: str | None, changes: ChangeSet) -> None:
+    """After a full reconcile: remember the listing's key and the live tools it left, so an identical
+    next listing takes the fast path. A listing with rejections is not remembered: its run must list
+    them again, which only a full reconcile does. Written only when it differs from what is stored."""
+    if changes.rejected:
+        key = None
+    live = len(changes.added) + len(changes.changed) + len(changes.unchanged_ids)
+    recorded = (key, live if key is not None else None)
+    if recorded != (server.listing_key, server.listing_tools):
+        conn.execute(_UPDATE_SERVER_LISTING, {"p_id": server.id, "p_listing_key": recorded[0],
+                                              "p_listing_tools": recorded[1]})
 
 
 def run_out(run: DiscoveryRun) -> DiscoveryRunOut:
