@@ -42,6 +42,10 @@ class PassPlan:
     server_id: int
     name: str
     target: Target
+    #: The server's remembered listing key when the plan was made: a fresh listing with this key will
+    #: most likely take the no-change fast path, whose few statements are run on the event loop.
+    listing_key: str | None = None
+    updated_at: datetime | None = None
 
 
 def limits_from(ctx: Context) -> Limits:
@@ -65,7 +69,7 @@ def _plan(ctx: Context, server: Server) -> PassPlan:
         transport=server.transport, url=server.url, headers=ctx.secrets.open(server.headers_secret),  # type: ignore[arg-type]
         command=server.command, args=tuple(server.args or ()), env=ctx.secrets.open(server.env_secret),
         cwd=server.cwd,
-    ))
+    ), listing_key=server.listing_key, updated_at=server.updated_at)
 
 
 def plan(ctx: Context, names: Sequence[str] | None) -> list[PassPlan]:
@@ -175,18 +179,23 @@ async def run_pass(
     limiter = db_limiter if db_limiter is not None else anyio.CapacityLimiter(1)
     key = f"discover:{item.name}"
     lease_for = max(ctx.settings.lease_seconds, ctx.settings.pass_timeout + 60)
-    why = await anyio.to_thread.run_sync(
-        _begin, ctx, key, lease_for, item.server_id, unless_discovered_since, limiter=limiter
-    )
+    # Taking the lease is two tiny statements: run on the loop, a thread hop would cost more than it.
+    async with limiter:
+        why = _begin(ctx, key, lease_for, item.server_id, unless_discovered_since)
     if why is not None:
         return _skipped(item, trigger, why)
     released = False
     try:
         started = utcnow()
         listing = await fetch_listing(item.target, limits_from(ctx), http)
-        report = await anyio.to_thread.run_sync(
-            partial(apply_listing, ctx, item, listing, started, trigger, lease_key=key), limiter=limiter
-        )
+        apply = partial(apply_listing, ctx, item, listing, started, trigger, lease_key=key)
+        if _likely_unchanged(ctx, item, listing):
+            # A handful of statements (apply_listing re-checks the key in its transaction): cheaper on
+            # the loop than a hop to a worker thread, which under the GIL costs milliseconds of waiting.
+            async with limiter:
+                report = apply()
+        else:
+            report = await anyio.to_thread.run_sync(apply, limiter=limiter)
         released = True  # committed with the run (a thread hop is not abandoned on cancel)
         return report
     finally:
@@ -269,6 +278,12 @@ _UPDATE_SERVER_LISTING = (
     .values(listing_key=_param(Server.listing_key), listing_tools=_param(Server.listing_tools),
             updated_at=Server.updated_at)
 )
+
+
+def _likely_unchanged(ctx: Context, item: PassPlan, listing: Listing) -> bool:
+    if listing.status != "ok" or listing.digest is None or item.listing_key is None or item.updated_at is None:
+        return False
+    return listing_key(listing.digest, ctx.settings.max_definition_bytes, item.updated_at) == item.listing_key
 
 
 def listing_key(listing_digest: str, max_definition_bytes: int, server_updated_at: datetime) -> str:
