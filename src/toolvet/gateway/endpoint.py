@@ -326,7 +326,8 @@ def mount_gateway(app: FastAPI, ctx: Context) -> Gateway:
         offered = await gateway.offered.get()
         return JSONResponse(metadata(request.scope, offered.scopes()))
 
-    app.router.routes.append(Route("/mcp", endpoint=gateway.gate))
+    # First in the routing table: an MCP call then skips matching every API route before it.
+    app.router.routes.insert(0, Route("/mcp", endpoint=gateway.gate))
     for path in (METADATA_PATH, METADATA_PATH + "/mcp"):
         app.router.routes.append(Route(path, endpoint=resource_metadata, methods=["GET"]))
     return gateway

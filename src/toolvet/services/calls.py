@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal
 
 import anyio
@@ -28,7 +28,7 @@ from sqlalchemy import func, insert, select, update
 from toolvet.db.models import AuditEntry, PendingCall, Server, Tool
 from toolvet.db.types import utcnow
 from toolvet.discovery.listing import Target
-from toolvet.domain.policy import AllowIndex, Decision, PermissionMode, ToolFacts, decide, offered, review_state
+from toolvet.domain.policy import AllowIndex, Decision, PermissionMode, ToolFacts, decide, review_state
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
 from toolvet.gateway.forward import forwarding_client
 from toolvet.gateway.upstreams import UpstreamPool
