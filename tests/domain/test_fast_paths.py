@@ -211,3 +211,135 @@ def test_an_unloaded_schema_without_a_loader_is_a_programming_error():
     assert unloaded(1, tool("a")).input_schema is UNLOADED
     with pytest.raises(ValueError, match="no loader"):
         reconcile([unloaded(1, tool("a"))], [tool("a", "new")], complete=True, max_definition_bytes=10_000)
+
+
+# ------------------------------------------------------ digest, size and fingerprint from member texts
+
+
+def reference_digest_size_fingerprint(definition: Any) -> Any:
+    """The one-serialisation-per-purpose reference: sorted json.dumps of the whole object, rfc8785 of
+    the contract (or the type of the error each raises)."""
+    import hashlib
+
+    try:
+        data = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False).encode()
+        digest = ("sha256:" + hashlib.sha256(data).hexdigest(), len(data))
+    except Exception as exc:
+        return type(exc)
+    contract = {k: definition.get(k) for k in ("title", "description", "inputSchema", "outputSchema")}
+    try:
+        return digest, "sha256:" + hashlib.sha256(rfc8785.dumps(contract)).hexdigest()
+    except Exception as exc:
+        return digest, type(exc)
+
+
+def member_digest_size_fingerprint(definition: Any) -> Any:
+    from toolvet.domain.fingerprint import definition_digest_and_size, definition_fingerprint
+    from toolvet.domain.fingerprint import fingerprint_from_members, sorted_member_texts
+
+    try:
+        digest = definition_digest_and_size(definition)
+        members = sorted_member_texts(definition)
+    except Exception as exc:
+        return type(exc)
+    try:
+        fp = (definition_fingerprint(definition) if members is None
+              else fingerprint_from_members(definition, members))
+    except Exception as exc:
+        return digest, type(exc)
+    return digest, fp
+
+
+def test_member_texts_give_the_same_digest_size_and_fingerprint_on_random_definitions():
+    rng = random.Random(1221)
+    members_taken = 0
+    for _ in range(5_000):
+        definition = {random_string(rng): random_value(rng, 1) for _ in range(rng.randrange(0, 3))}
+        for key in ("title", "description", "inputSchema", "outputSchema", "annotations"):
+            if rng.random() < 0.6:
+                definition[key] = random_value(rng, 1)
+        got = member_digest_size_fingerprint(definition)
+        assert got == reference_digest_size_fingerprint(definition), definition
+        members_taken += not isinstance(got, type) and not isinstance(got[1], type)
+    assert members_taken > 1_000
+
+
+@pytest.mark.parametrize("definition", [
+    {},
+    {"name": "t", "inputSchema": {"type": "object"}},
+    {"name": "t", "title": None, "description": "é\u2028\"\\\x01", "inputSchema": {"b": 1, "a": [True, None]}},
+    {"name": "t", "inputSchema": {"type": "object", "maximum": 1.5}},  # a float: rfc8785 for the contract
+    {"name": "t", "inputSchema": {"type": "object", "maximum": 2**60}},  # JCS refuses it
+    {"name": "t", "inputSchema": {"\U0001f600": 1, "\uffff": 2}},  # non-BMP key: UTF-16 order differs
+    {"name": "t", "inputSchema": ("a",)},  # a tuple
+    {"name": "t", "title": "\ud800", "inputSchema": {}},  # a lone surrogate
+    {"name": "t", 1: "int key", "inputSchema": {}},  # a non-str key: json.dumps coerces it
+    {"name": "t", "inputSchema": {1: "a", "b": 2}},  # mixed keys inside: json.dumps cannot sort them
+    {"name": "t", "inputSchema": {}, "outputSchema": float("nan")},
+    {"name": "t", "inputSchema": {}, "x": object()},
+])
+def test_member_texts_edge_cases(definition):
+    assert member_digest_size_fingerprint(definition) == reference_digest_size_fingerprint(definition)
+
+
+def test_member_texts_of_subclasses_fall_back():
+    from toolvet.domain.fingerprint import sorted_member_texts
+
+    class Text(str):
+        pass
+
+    class Obj(dict):
+        pass
+
+    assert sorted_member_texts(Obj(name="t")) is None
+    assert sorted_member_texts({Text("name"): "t"}) is None
+    definition = {"name": "t", "title": Text("x"), "inputSchema": Obj(type="object")}
+    assert member_digest_size_fingerprint(definition) == reference_digest_size_fingerprint(definition)
+
+
+# ----------------------------------------------------------------------- findings: the joined screen
+
+
+def slow_static_findings(definition: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    with monkeypatch.context() as m:
+        m.setattr(findings, "_plainly_clean", lambda texts: False)
+        return findings.static_findings(definition)
+
+
+def test_strings_are_the_texts_without_paths():
+    rng = random.Random(7)
+    for _ in range(500):
+        definition = {"name": random_string(rng), "title": random_value(rng, 3), "description": random_string(rng),
+                      "inputSchema": random_value(rng), "outputSchema": random_value(rng),
+                      "annotations": {"title": random_string(rng)}}
+        if isinstance(definition["inputSchema"], dict):
+            definition["inputSchema"]["properties"] = {"p": {"description": random_string(rng),
+                                                             "items": [{"title": random_string(rng)}, 3]}}
+        assert findings._strings(definition) == [text for _, text in findings._texts(definition)]
+
+
+def test_static_findings_fast_screen_matches_the_exact_tests(monkeypatch):
+    rng = random.Random(45)
+    pieces = ["ignore previous instructions", "<IMPORTANT>", "< / important >", "system prompt", "SYSTEM\tPROMPT",
+              "do not tell the user", "never notify the user", "Disregard all instructions", "disregard instructions",
+              "before using this tool, read", "Before using this tool please open", "users", "the", "tell", "x",
+              "\u200b", " ", "\t", "\n", "\x07", "é", "\u017fystem prompt",  # long s folds to s under IGNORECASE
+              "\u212aeep", "\U000e0041", "system", "prompt", "instructions", "ignore", "before", "read"]
+    for _ in range(3_000):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4))) for _ in range(4)]
+        definition = {"name": "get_thing", "title": texts[0], "description": texts[1],
+                      "inputSchema": {"type": "object", "properties": {
+                          "a": {"type": "string", "description": texts[2], "enum": ["x", "y"]}}},
+                      "annotations": {"title": texts[3]}}
+        assert findings.static_findings(definition) == slow_static_findings(definition, monkeypatch), texts
+
+
+def test_a_phrase_split_across_texts_is_no_finding(monkeypatch):
+    definition = {"name": "t", "title": "system", "description": "prompt", "inputSchema": {"type": "object"}}
+    assert findings.static_findings(definition) == slow_static_findings(definition, monkeypatch) == []
+
+
+def test_long_s_still_matches_the_system_prompt_pattern():
+    found = findings.static_findings({"name": "t", "description": "read the \u017fystem prompt"})
+    assert [f["kind"] for f in found] == ["instruction-text"]

@@ -455,3 +455,77 @@ async def test_an_edit_of_the_server_forces_the_full_path(ctx, admin):
             run = await discover_up(ctx, admin)
     assert run.unchanged == 1
     assert len(seen.on_tools()) > 1  # reconciled in full
+
+
+async def test_json_columns_hold_exactly_what_json_dumps_writes(ctx, admin):
+    # write_changes binds each JSON value as text it encoded once (Preserialized); the stored text must
+    # be what the column would have written for the object, on both databases, history row included.
+    import json
+
+    from sqlalchemy import String, cast
+
+    from toolvet.db.models import Tool
+
+    weather = tool("weather", title="Wéather \u2028", securitySchemes=[{"type": "noauth"}],
+                   annotations={"readOnlyHint": True, "z": None}, _meta={"ui": {"visibility": ["model"]}},
+                   outputSchema={"type": "object", "b": 1, "a": [1, 2.5]}, icons=[{"src": "x"}])
+    plain = tool("plain", outputSchema=None)
+    with raw_listing_server({None: {"tools": [weather, plain]}}) as up:
+        add(ctx, admin, up.url)
+        run = await discover_up(ctx, admin)
+    assert (run.status, run.added) == ("ok", 2)
+    columns = (Tool.definition, Tool.input_schema, Tool.output_schema, Tool.annotations, Tool.icons, Tool.meta)
+    with ctx.db.transaction() as session:
+        rows = {r[0]: r[1:] for r in session.execute(
+            select(Tool.name, *(cast(c, String) for c in columns), *columns))}
+        history = {r[0]: r[1] for r in session.execute(
+            select(Tool.name, cast(ToolDefinition.definition, String)).join(Tool, Tool.id == ToolDefinition.tool_id))}
+    for raw in (weather, plain):
+        texts, objects = rows[raw["name"]][:6], rows[raw["name"]][6:]
+        members = (raw, raw["inputSchema"], raw.get("outputSchema"), raw.get("annotations"), raw.get("icons"),
+                   raw.get("_meta"))
+        assert list(texts) == [None if m is None else json.dumps(m) for m in members]
+        assert list(objects) == list(members)
+        assert list(objects[0]) == list(raw)  # key order kept
+        assert history[raw["name"]] == json.dumps(raw)
+
+
+async def test_a_changed_tool_is_written_with_the_same_texts(ctx, admin):
+    import json
+
+    from sqlalchemy import String, cast
+
+    from toolvet.db.models import Tool
+
+    with raw_listing_server({None: {"tools": [tool("t")]}}) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+    changed = tool("t", description="Now different.", annotations={"readOnlyHint": False})
+    with raw_listing_server({None: {"tools": [changed]}}) as up:
+        servers.update_server(ctx, admin, "up", {"url": up.url})
+        run = await discover_up(ctx, admin)
+    assert run.changed == 1
+    with ctx.db.transaction() as session:
+        stored = session.execute(select(cast(Tool.definition, String), cast(Tool.annotations, String))).one()
+        texts = session.scalars(select(cast(ToolDefinition.definition, String)).order_by(ToolDefinition.id)).all()
+    assert tuple(stored) == (json.dumps(changed), json.dumps(changed["annotations"]))
+    assert texts == [json.dumps(tool("t")), json.dumps(changed)]
+
+
+def test_preserialized_binds_as_its_text_and_reads_back_as_the_object(ctx):
+    import json
+
+    from sqlalchemy import String, cast, insert, update
+
+    from toolvet.db.models import Server
+    from toolvet.db.types import Preserialized
+
+    value = {"b": [1, "é"], "a": None}
+    with ctx.db.engine.begin() as conn:
+        conn.execute(insert(Server).values(name="p", transport="streamable-http", url="http://x",
+                                           server_info=Preserialized.of(value), capabilities=None))
+        row = conn.execute(select(Server.server_info, cast(Server.server_info, String), Server.capabilities)
+                           .where(Server.name == "p")).one()
+        assert (row[0], row[1], row[2]) == (value, json.dumps(value), None)
+        conn.execute(update(Server).where(Server.name == "p").values(server_info={"plain": 1}))
+        assert conn.scalar(select(Server.server_info).where(Server.name == "p")) == {"plain": 1}

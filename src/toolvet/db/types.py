@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from typing import Any
+
 from sqlalchemy import JSON, DateTime
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
@@ -27,9 +30,58 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+class Preserialized(str):
+    """JSON text already encoded exactly as ``json.dumps(value)`` (default arguments) encodes ``value``.
+
+    Bound to a :data:`Json` column it is stored as this text, not serialised again: a caller that has
+    the text (e.g. a definition assembled from its members' texts) pays for one encoding, not one per
+    column. The text must be what ``json.dumps`` would give, so reads are unchanged; never wrap None
+    (a NULL column), wrap nothing but a value's own ``json.dumps`` text.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, value: Any) -> Preserialized:
+        """``json.dumps(value)`` as a Preserialized text."""
+        return cls(json.dumps(value))
+
+
+def _passthrough(text: str) -> str:
+    return text
+
+
+class _JsonColumn(TypeDecorator[Any]):
+    """SQLAlchemy's ``JSON(none_as_null=True)`` that also takes a :class:`Preserialized` text as is."""
+
+    impl = JSON(none_as_null=True)
+    cache_ok = True
+
+    def bind_processor(self, dialect: Dialect) -> Any:
+        impl = self.impl_instance  # already the dialect's JSON implementation
+        inner = impl.bind_processor(dialect)
+        psycopg_json = getattr(dialect, "_psycopg_Json", None)
+        if psycopg_json is not None:
+            # psycopg: the value is wrapped in psycopg's Json, serialised by the wrapper's ``dumps``.
+            def text(value: Preserialized) -> Any:
+                return psycopg_json(str(value), _passthrough)
+        else:
+            string_process = impl._str_impl.bind_processor(dialect)
+
+            def text(value: Preserialized) -> Any:
+                return string_process(str(value)) if string_process is not None else str(value)
+
+        def process(value: Any) -> Any:
+            if type(value) is Preserialized:
+                return text(value)
+            return inner(value) if inner is not None else value
+
+        return process
+
+
 # Plain JSON, not JSONB: PostgreSQL's json keeps the text as sent (key order included), which is what
-# "verbatim" means for a server's claims.
-Json = JSON(none_as_null=True)
+# "verbatim" means for a server's claims. A :class:`Preserialized` text is stored as given.
+Json = _JsonColumn()
 
 
 def utcnow() -> datetime:

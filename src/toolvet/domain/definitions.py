@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema_rs
 import rfc8785
 
-from toolvet.domain.fingerprint import definition_digest_and_size, definition_fingerprint
+from toolvet.domain.fingerprint import (
+    assemble_sorted,
+    definition_digest_and_size,
+    definition_fingerprint,
+    fingerprint_from_members,
+    sorted_member_texts,
+)
 
 
 class DefinitionError(ValueError):
@@ -89,9 +96,15 @@ def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise DefinitionError("name is missing or not a non-empty string", "name")
-    # One serialisation gives both the size and the whole-object digest (it used to be two).
+    # One serialisation of each member gives the size, the whole-object digest and (when the
+    # contract members are provably JCS-equal to it) the fingerprint.
     try:
-        digest, size = definition_digest_and_size(raw)
+        members = sorted_member_texts(raw)
+        if members is None:
+            digest, size = definition_digest_and_size(raw)
+        else:
+            data = assemble_sorted(members).encode()
+            digest, size = "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
     except TypeError as exc:
         raise DefinitionError(f"not serialisable as JSON: {exc}") from None
     except ValueError as exc:  # NaN/infinity or a lone surrogate: no JSON text JCS could accept
@@ -112,7 +125,7 @@ def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
     meta = _optional(raw, "_meta", dict, "an object")
     read_only = annotations.get("readOnlyHint") if annotations else None
     try:
-        fp = definition_fingerprint(raw)
+        fp = definition_fingerprint(raw) if members is None else fingerprint_from_members(raw, members)
     except (rfc8785.CanonicalizationError, ValueError) as exc:
         raise DefinitionError(f"not canonical JSON (RFC 8785): {exc}") from None
     return ToolClaim(

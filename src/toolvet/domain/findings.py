@@ -44,6 +44,83 @@ def _plainly_visible(text: str) -> bool:
     return text.isprintable() or text.translate(_ALLOWED_WHITESPACE).isprintable()
 
 
+# What each instruction pattern (same order) needs in a lower-cased ASCII text: every group must have
+# one of its words in it, for every match of the pattern contains them. On ASCII text IGNORECASE is
+# ASCII case folding, so a text meeting no pattern's groups cannot match any pattern.
+_INSTRUCTION_WORDS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("important",),),                                              # <\s*/?\s*important\s*>
+    (("ignore",), ("instructions",)),                               # ignore ... instructions
+    (("not", "don", "never"), ("tell", "inform", "mention", "notify"), ("the",), ("user",)),
+    (("disregard",), ("instructions",)),                            # disregard ... instructions
+    (("system",), ("prompt",)),                                     # \bsystem\s+prompt\b
+    (("before",), ("using",), ("this",), ("tool",), ("read", "open", "send")),
+)
+
+
+def _may_instruct(lowered: str) -> bool:
+    # One word from each pattern's groups first (most texts hold none of them), then the full test.
+    if not ("important" in lowered or "instructions" in lowered or "user" in lowered or "system" in lowered
+            or "before" in lowered):
+        return False
+    return any(all(any(word in lowered for word in group) for group in groups) for groups in _INSTRUCTION_WORDS)
+
+
+_CONTAINERS = (dict, list)
+_TEXT_KEYS = frozenset({"description", "title"})
+
+
+def _schema_strings(node: Any, out: list[str]) -> None:
+    # The walk of _texts, without paths: the same strings in the same order. A list's items are
+    # looked at here rather than in a call per list (schemas hold many short lists of strings).
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if isinstance(v, str):
+                if k in _TEXT_KEYS:
+                    out.append(v)
+            elif isinstance(v, dict):
+                _schema_strings(v, out)
+            elif isinstance(v, list):
+                for item in v:
+                    if isinstance(item, _CONTAINERS):
+                        _schema_strings(item, out)
+    elif isinstance(node, list):
+        for v in node:
+            if isinstance(v, _CONTAINERS):
+                _schema_strings(v, out)
+
+
+def _strings(definition: dict[str, Any]) -> list[str]:
+    """The texts :func:`_texts` yields, without their paths (the cheap screen needs no path)."""
+    out = [v for v in (definition.get("name"), definition.get("title"), definition.get("description"))
+           if isinstance(v, str)]
+    _schema_strings(definition.get("inputSchema"), out)
+    _schema_strings(definition.get("outputSchema"), out)
+    annotations = definition.get("annotations")
+    if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
+        out.append(annotations["title"])
+    return out
+
+
+def _plainly_clean(texts: list[str]) -> bool:
+    """True when, provably, no text earns an invisible-characters or instruction-text finding.
+
+    The texts are joined by a space, a character neither test flags: every character must be printable
+    or allowed whitespace (see :func:`_plainly_visible`; the joined text passes exactly when each text
+    does). Any instruction pattern matching one text matches the joined text too (the patterns have
+    no anchors, and a space next to a text is a word boundary as the text's own ends are), so no match
+    in the joined text means none in any text. An all-ASCII text lacking the words each
+    pattern needs (:data:`_INSTRUCTION_WORDS`) skips even that search.
+    False sends the definition to the exact per-text tests.
+    """
+    joined = " ".join(texts)
+    if not _plainly_visible(joined):
+        return False
+    if joined.isascii():
+        if not _may_instruct(joined.lower()):
+            return True
+    return _ANY_INSTRUCTION.search(joined) is None
+
+
 def _invisible(ch: str) -> bool:
     # Cf covers zero-width and bidirectional controls (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069,
     # U+FEFF); tag characters U+E0000-U+E007F can smuggle text; C0/C1 controls other than whitespace.
@@ -92,6 +169,8 @@ def static_findings(definition: dict[str, Any]) -> list[dict[str, Any]]:
     name = definition.get("name")
     if isinstance(name, str) and not is_conventional_tool_name(name):
         found.append(_finding("name-pattern", f"name {name!r} does not match {TOOL_NAME_PATTERN}", "name"))
+    if _plainly_clean(_strings(definition)):
+        return found
     for path, text in _texts(definition):
         if not _plainly_visible(text):
             hidden = sorted({f"U+{ord(c):04X}" for c in text if _invisible(c)})

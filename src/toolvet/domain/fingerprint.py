@@ -43,6 +43,14 @@ def _same_as_sorted_json(value: Any) -> bool:
     return False
 
 
+# JSONEncoder.encode with these arguments is json.dumps with them, minus building an encoder per call.
+_sorted_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                                allow_nan=False).encode
+
+# The fingerprinted contract's members in code-point (= UTF-16, they are ASCII) order, as JCS sorts them.
+_CONTRACT_KEYS: Final = ("description", "inputSchema", "outputSchema", "title")
+
+
 def canonical_json(value: Any) -> bytes:
     """RFC 8785 (JCS) canonical JSON; raises ``rfc8785.CanonicalizationError`` for values JCS forbids.
 
@@ -105,6 +113,57 @@ def definition_digest_and_size(definition: Any) -> tuple[str, int]:
     ``json.dumps``. Raises ValueError for NaN or infinities and UnicodeEncodeError (a ValueError) for
     a lone surrogate, which UTF-8 cannot hold.
     """
-    data = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode()
+    members = sorted_member_texts(definition)
+    if members is None:
+        data = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False).encode()
+    else:
+        data = assemble_sorted(members).encode()
     return "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
+
+
+def sorted_member_texts(definition: Any) -> dict[str, str] | None:
+    """Each member of ``definition`` (an exact dict with exact-str keys, else None) as sorted compact
+    JSON: the texts the sorted serialisation of the whole object is made of (:func:`assemble_sorted`),
+    so the digest, the size and the fingerprint share one encoding of each member.
+
+    Raises what ``json.dumps`` raises for the members (TypeError, ValueError for NaN/infinities).
+    """
+    if type(definition) is not dict:
+        return None
+    for key in definition:
+        if type(key) is not str:
+            return None  # json.dumps coerces (or refuses to sort) such keys: leave that to it
+    return {key: _sorted_text(value) for key, value in definition.items()}
+
+
+def assemble_sorted(members: dict[str, str]) -> str:
+    """The text of ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` for
+    the object whose members' texts are ``members``: the C encoder sorts the (unique, str) keys and
+    writes ``"key":value`` pairs separated by ``,`` in braces, exactly this."""
+    return "{" + ",".join([_sorted_text(key) + ":" + members[key] for key in sorted(members)]) + "}"
+
+
+def fingerprint_from_members(definition: dict[str, Any], members: dict[str, str]) -> str:
+    """:func:`definition_fingerprint` of ``definition``, given its :func:`sorted_member_texts`.
+
+    A contract member's sorted text is also its JCS text when :func:`_same_as_sorted_json` proves it
+    (a str always qualifies; absent and null members are ``null``), so the JCS text of the contract
+    is assembled from the texts already made for the digest instead of serialising the schemas again.
+    A member outside the proof, or a lone surrogate, takes :func:`definition_fingerprint` (and so its
+    exact result or error).
+    """
+    parts = []
+    for key in _CONTRACT_KEYS:
+        value = definition.get(key)
+        if value is None:
+            parts.append(f'"{key}":null')
+        elif type(value) is str or _same_as_sorted_json(value):
+            parts.append(f'"{key}":' + members[key])
+        else:
+            return definition_fingerprint(definition)
+    try:
+        contract = ("{" + ",".join(parts) + "}").encode()
+    except UnicodeEncodeError:
+        return definition_fingerprint(definition)
+    return "sha256:" + hashlib.sha256(contract).hexdigest()

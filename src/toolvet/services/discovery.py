@@ -8,6 +8,7 @@ from discovery-owned columns, so an operator's edit racing a pass is never overw
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +22,7 @@ from sqlalchemy import BindParameter, Connection, Update, bindparam, delete, fun
 
 from toolvet.db.models import DiscoveryRun, Server, Tool, ToolDefinition
 from toolvet.db.ownership import DISCOVERY_COLUMNS, only
-from toolvet.db.types import utcnow
+from toolvet.db.types import Preserialized, utcnow
 from toolvet.discovery import Limits, Listing, Target, fetch_listing
 from toolvet.domain.reconcile import ChangeSet, StoredTool, Upsert, reconcile
 from toolvet.errors import InvalidInput, NotFound
@@ -315,12 +316,43 @@ def _input_schemas(conn: Connection, tool_ids: Sequence[int]) -> Mapping[int, An
     return {r.id: r.input_schema for r in rows}
 
 
-def _claim_columns(upsert: Upsert, now: datetime) -> dict[str, Any]:
+_dumps = json.JSONEncoder().encode  # json.dumps(value) with default arguments, as the JSON columns store it
+
+#: The JSON columns that hold a member of the definition, by the member's name.
+_MEMBER_COLUMNS = (("inputSchema", "input_schema"), ("outputSchema", "output_schema"),
+                   ("annotations", "annotations"), ("icons", "icons"), ("_meta", "meta"))
+
+
+def _json_values(claim: Any) -> dict[str, Any]:
+    """The definition and its member columns, each JSON value encoded once.
+
+    ``json.dumps`` of a dict with str keys is ``{`` + ``"key": value`` pairs in the dict's own order,
+    joined by ``, `` + ``}``; so the members' texts make up the definition's text, and each is bound
+    as :class:`Preserialized` (stored as given, the same text the column would have written). A
+    definition that is not a plain dict with str keys is bound as objects, serialised by the column.
+    """
+    d = claim.definition
+    members: dict[str, str] | None = None
+    if type(d) is dict and all(type(k) is str for k in d):
+        members = {k: _dumps(v) for k, v in d.items()}
+    if members is None:
+        values = {"definition": d, "input_schema": claim.input_schema, "output_schema": claim.output_schema,
+                  "annotations": claim.annotations, "icons": claim.icons, "meta": claim.meta}
+        return values
+    values = {"definition": Preserialized("{" + ", ".join([_dumps(k) + ": " + text
+                                                           for k, text in members.items()]) + "}")}
+    for member, column in _MEMBER_COLUMNS:
+        # A null or absent member is SQL NULL (none_as_null), never the text "null".
+        values[column] = None if d.get(member) is None else Preserialized(members[member])
+    return values
+
+
+def _claim_columns(upsert: Upsert, now: datetime, json_values: dict[str, Any] | None = None) -> dict[str, Any]:
     c = upsert.claim
+    if json_values is None:
+        json_values = _json_values(c)
     return only(DISCOVERY_COLUMNS, {
-        "title": c.title, "description": c.description, "input_schema": c.input_schema,
-        "output_schema": c.output_schema, "annotations": c.annotations, "icons": c.icons, "meta": c.meta,
-        "definition": c.definition, "advertised_read_only": c.advertised_read_only,
+        "title": c.title, "description": c.description, **json_values, "advertised_read_only": c.advertised_read_only,
         "definition_fingerprint": c.fingerprint, "definition_digest": c.digest, "last_seen_at": now,
         "retired_at": None, "findings": upsert.findings,
     }, "discovery")
@@ -342,22 +374,26 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
     history: list[dict[str, Any]] = []
     if changes.added:
         # New tools get their first operator-owned values here, once (SPEC §4.2); never again.
-        rows = [{**_claim_columns(u, now), "server_id": server.id, "name": u.claim.name,
+        values = {u.claim.name: _json_values(u.claim) for u in changes.added}
+        rows = [{**_claim_columns(u, now, values[u.claim.name]), "server_id": server.id, "name": u.claim.name,
                  "enabled": server.new_tools_enabled, "writable": True, "first_seen_at": now}
                 for u in changes.added]
         ids = conn.execute(_INSERT_TOOLS, rows).all()
         by_name = {u.claim.name: u.claim for u in changes.added}
+        # The history row stores the definition's text already made for the tool row.
         history += [{"tool_id": r.id, "digest": by_name[r.name].digest, "fingerprint": by_name[r.name].fingerprint,
-                     "definition": by_name[r.name].definition, "first_seen_at": now} for r in ids]
+                     "definition": values[r.name]["definition"], "first_seen_at": now} for r in ids]
     if changes.changed:
         changed_ids = [u.tool_id for u in changes.changed]
         known = {(r.tool_id, r.digest) for r in conn.execute(_SELECT_KNOWN_DIGESTS, {"p_ids": changed_ids})}
         # One executemany; every row sets the same discovery-owned columns (_claim_columns).
-        conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now), "p_id": u.tool_id} for u in changes.changed])
+        values = {u.tool_id: _json_values(u.claim) for u in changes.changed}
+        conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now, values[u.tool_id]), "p_id": u.tool_id}
+                                     for u in changes.changed])
         for u in changes.changed:
             if (u.tool_id, u.claim.digest) not in known:
                 history.append({"tool_id": u.tool_id, "digest": u.claim.digest, "fingerprint": u.claim.fingerprint,
-                                "definition": u.claim.definition, "first_seen_at": now})
+                                "definition": values[u.tool_id]["definition"], "first_seen_at": now})
     if history:
         conn.execute(_INSERT_HISTORY, history)
     if changes.unchanged_ids:
