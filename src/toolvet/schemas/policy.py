@@ -5,6 +5,7 @@ Consumer representations are camelCase (SPEC §7); bodies are also accepted in s
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -116,6 +117,17 @@ class AiMCPItem(_Camel):
 CATALOG = TypeAdapter(list[AiMCPItem])
 
 
+#: (attribute, wire name) of a descriptor, in the order they are sent.
+_WIRE = tuple((name, field.alias or name) for name, field in AiMCPItem.model_fields.items())
+
+
 def catalog_json(items: list[AiMCPItem]) -> bytes:
-    """The catalog as the REST API sends it: camelCase, absent members omitted."""
-    return CATALOG.dump_json(items, by_alias=True, exclude_none=True)
+    """The catalog as the REST API sends it: camelCase, absent members omitted, the verbatim members'
+    own nulls kept.
+
+    Built as plain dicts for the C JSON encoder: pydantic's ``dump_json`` of the same items (their
+    schemas are ``Any``, inspected value by value) took twice as long as serving the raw rows."""
+    return json.dumps(
+        [{wire: value for attr, wire in _WIRE if (value := getattr(item, attr)) is not None} for item in items],
+        ensure_ascii=False, separators=(",", ":"),
+    ).encode()
