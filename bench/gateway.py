@@ -107,17 +107,19 @@ async def measure(call: Callable[[], Awaitable[Any]], total: int, concurrency: i
 
 async def run_side(url: str, headers: dict[str, str], name: str, calls: int) -> dict[str, dict[str, float]]:
     limits = httpx2.Limits(max_connections=64, max_keepalive_connections=64)
-    async with httpx2.AsyncClient(headers=headers, limits=limits, timeout=60) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode="2026-07-28", cache=None) as client:
-            await client.list_tools()
+    async with (
+        httpx2.AsyncClient(headers=headers, limits=limits, timeout=60) as http,
+        Client(streamable_http_client(url, http_client=http), mode="2026-07-28", cache=None) as client,
+    ):
+        await client.list_tools()
 
-            async def one() -> None:
-                result = await client.call_tool(name, {"text": "hello"})
-                if result.is_error:
-                    raise RuntimeError(f"{name} failed: {result.content}")
+        async def one() -> None:
+            result = await client.call_tool(name, {"text": "hello"})
+            if result.is_error:
+                raise RuntimeError(f"{name} failed: {result.content}")
 
-            await measure(one, 50, 4)  # warm up: connections, caches, the upstream session
-            return {"c1": await measure(one, calls, 1), "c16": await measure(one, calls * 4, 16)}
+        await measure(one, 50, 4)  # warm up: connections, caches, the upstream session
+        return {"c1": await measure(one, calls, 1), "c16": await measure(one, calls * 4, 16)}
 
 
 def main() -> int:

@@ -235,8 +235,12 @@ def reference_digest_size_fingerprint(definition: Any) -> Any:
 
 
 def member_digest_size_fingerprint(definition: Any) -> Any:
-    from toolvet.domain.fingerprint import definition_digest_and_size, definition_fingerprint
-    from toolvet.domain.fingerprint import fingerprint_from_members, sorted_member_texts
+    from toolvet.domain.fingerprint import (
+        definition_digest_and_size,
+        definition_fingerprint,
+        fingerprint_from_members,
+        sorted_member_texts,
+    )
 
     try:
         digest = definition_digest_and_size(definition)

@@ -66,7 +66,8 @@ class _JsonColumn(TypeDecorator[Any]):
             def text(value: Preserialized) -> Any:
                 return psycopg_json(str(value), _passthrough)
         else:
-            string_process = impl._str_impl.bind_processor(dialect)
+            # JSON's private string type: how the dialect binds the text json.dumps would produce.
+            string_process = impl._str_impl.bind_processor(dialect)  # type: ignore[attr-defined]
 
             def text(value: Preserialized) -> Any:
                 return string_process(str(value)) if string_process is not None else str(value)

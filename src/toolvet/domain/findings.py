@@ -115,9 +115,8 @@ def _plainly_clean(texts: list[str]) -> bool:
     joined = " ".join(texts)
     if not _plainly_visible(joined):
         return False
-    if joined.isascii():
-        if not _may_instruct(joined.lower()):
-            return True
+    if joined.isascii() and not _may_instruct(joined.lower()):
+        return True
     return _ANY_INSTRUCTION.search(joined) is None
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import anyio
 import anyio.to_thread
@@ -387,13 +387,13 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         changed_ids = [u.tool_id for u in changes.changed]
         known = {(r.tool_id, r.digest) for r in conn.execute(_SELECT_KNOWN_DIGESTS, {"p_ids": changed_ids})}
         # One executemany; every row sets the same discovery-owned columns (_claim_columns).
-        values = {u.tool_id: _json_values(u.claim) for u in changes.changed}
-        conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now, values[u.tool_id]), "p_id": u.tool_id}
+        by_id = {cast(int, u.tool_id): _json_values(u.claim) for u in changes.changed}  # changed: ids are set
+        conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now, by_id[cast(int, u.tool_id)]), "p_id": u.tool_id}
                                      for u in changes.changed])
         for u in changes.changed:
             if (u.tool_id, u.claim.digest) not in known:
                 history.append({"tool_id": u.tool_id, "digest": u.claim.digest, "fingerprint": u.claim.fingerprint,
-                                "definition": values[u.tool_id]["definition"], "first_seen_at": now})
+                                "definition": by_id[cast(int, u.tool_id)]["definition"], "first_seen_at": now})
     if history:
         conn.execute(_INSERT_HISTORY, history)
     if changes.unchanged_ids:

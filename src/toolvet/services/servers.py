@@ -150,8 +150,8 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
         _require_manage(principal, Transport(server.transport))
         transport = Transport(changes.get("transport") or server.transport)
         _require_manage(principal, transport)
-        url = changes["url"] if "url" in changes else server.url
-        command = changes["command"] if "command" in changes else server.command
+        url = changes.get("url", server.url)
+        command = changes.get("command", server.command)
         if "transport" in changes and changes["transport"] is not None:
             # Switching transport drops the other kind's endpoint unless the patch sets it.
             if transport is Transport.STDIO and "url" not in changes:
@@ -171,7 +171,7 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
                     raise InvalidInput("may not be null", key)
                 setattr(server, key, changes[key])
         if "discovery" in changes and changes["discovery"] is not None:
-            server.discovery = changes["discovery"].value if hasattr(changes["discovery"], "value") else changes["discovery"]
+            server.discovery = DiscoveryMode(changes["discovery"]).value
         if "args" in changes:
             server.args = changes["args"] or []
         if "headers" in changes:

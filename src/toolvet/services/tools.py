@@ -162,7 +162,8 @@ def update_tool(
                                       "an operator")
         if claim_changes:
             current = {k: getattr(tool, k) for k in CLAIM_FIELDS}
-            claim = _claim(claim_fields_to_wire(tool.name, {**current, **claim_changes}), ctx.settings.max_definition_bytes)
+            wire = claim_fields_to_wire(tool.name, {**current, **claim_changes})
+            claim = _claim(wire, ctx.settings.max_definition_bytes)
             values |= _claim_values(claim) | {"findings": static_findings(claim.definition)}
             remember_definition(session, tool.id, claim)
         if values:
