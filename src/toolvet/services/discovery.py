@@ -7,30 +7,26 @@ from discovery-owned columns, so an operator's edit racing a pass is never overw
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, Protocol, cast
 
 import anyio
 import anyio.to_thread
 import httpx2
-from sqlalchemy import BindParameter, Connection, Update, bindparam, delete, func, insert, select, update
+from sqlalchemy import func, select
 
-from toolvet.db.models import DiscoveryRun, Server, Tool, ToolDefinition
-from toolvet.db.ownership import DISCOVERY_COLUMNS, only
-from toolvet.db.types import Preserialized, utcnow
+from toolvet.db.models import DiscoveryRun, Server
+from toolvet.db.types import utcnow
 from toolvet.discovery import Limits, Listing, Target, fetch_listing
-from toolvet.domain.reconcile import ChangeSet, StoredTool, Upsert, reconcile
-from toolvet.errors import InvalidInput, NotFound
+from toolvet.errors import InvalidInput
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
+from toolvet.services.discovery_writes import apply_listing, listing_key, run_out
 from toolvet.services.servers import load as load_server
 
 OnRun = Callable[[DiscoveryRunOut], None]
@@ -205,301 +201,10 @@ async def run_pass(
                 await anyio.to_thread.run_sync(leases.release, ctx.db, key, limiter=limiter)
 
 
-# ------------------------------------------------------------------ the pass's statements, built once
-#
-# Built once at import and executed on a Core connection: constructing a statement, deriving its
-# cache key and the ORM's bulk-statement handling cost more than the SQL itself for the small
-# statements of a pass (a few ms per server). Every value is a bound parameter, typed by its column.
-
-
-def _ids(name: str = "p_ids") -> BindParameter[Any]:
-    return bindparam(name, expanding=True)
-
-
-def _param(column: Any, name: str | None = None) -> BindParameter[Any]:
-    return bindparam(name or f"p_{column.key}", type_=column.type)
-
-
-_SELECT_STORED = select(
-    Tool.id, Tool.name, Tool.definition_digest, Tool.advertised_read_only, Tool.retired_at
-).where(Tool.server_id == _param(Tool.server_id))
-_SELECT_INPUT_SCHEMAS = select(Tool.id, Tool.input_schema).where(Tool.id.in_(_ids()))
-_INSERT_TOOLS = insert(Tool).returning(Tool.id, Tool.name)
-_UPDATE_CLAIM = update(Tool).where(Tool.id == _param(Tool.id))  # SET: the discovery columns given
-_SELECT_KNOWN_DIGESTS = select(ToolDefinition.tool_id, ToolDefinition.digest).where(
-    ToolDefinition.tool_id.in_(_ids())
-)
-_INSERT_HISTORY = insert(ToolDefinition)
-# The no-change fast path's one tool write: every live tool of the server seen now, but only while the
-# server still has exactly the live tools the recorded listing left (p_count). An operator's delete
-# (or anything else that moved the count) makes it match nothing, and the pass reconciles in full.
-# The count reads an alias of tools: a bare Tool subquery would be auto-correlated to the row updated.
-_live = Tool.__table__.alias("live")
-_LIVE_COUNT = (
-    select(func.count()).select_from(_live)
-    .where(_live.c.server_id == bindparam("p_server_id"), _live.c.retired_at.is_(None))
-    .scalar_subquery()
-)
-_TOUCH_LIVE_IF_COUNT = (
-    update(Tool)
-    .where(Tool.server_id == bindparam("p_server_id"), Tool.retired_at.is_(None),
-           bindparam("p_count") == _LIVE_COUNT)
-    .values(last_seen_at=_param(Tool.last_seen_at))
-)
-_TOUCH_UNCHANGED = update(Tool).where(Tool.id.in_(_ids())).values(last_seen_at=_param(Tool.last_seen_at))
-_DELETE_STALE = delete(Tool).where(Tool.id.in_(_ids()))
-# The one operator field discovery may touch, and only to clear it (SPEC §4.2).
-_RETIRE_STALE = update(Tool).where(Tool.id.in_(_ids())).values(enabled=False,
-                                                               retired_at=_param(Tool.retired_at))
-_INSERT_RUN = insert(DiscoveryRun).returning(DiscoveryRun.id)
-
-_SERVER_RUN_COLUMNS = (Server.last_discovery_at, Server.last_discovery_status, Server.last_error)
-_SERVER_OK_COLUMNS = (*_SERVER_RUN_COLUMNS, Server.protocol_version, Server.server_info, Server.capabilities,
-                      Server.instructions)
-
-
-def _server_update(columns: Sequence[Any], **fixed: Any) -> Update:
-    # updated_at is set to itself: discovery's own columns are no operator-visible edit, and an
-    # explicit value keeps the column's onupdate from bumping it. RETURNING hands back what the tool
-    # writes and the fast-path test need, so the server row is never read separately. The listing
-    # columns are left alone here (RETURNING shows their values from before this pass), except that a
-    # pass that is not ok clears the key (``fixed``): the next pass must then reconcile in full.
-    return (
-        update(Server).where(Server.id == _param(Server.id))
-        .values({**{c.key: _param(c) for c in columns}, **fixed, "updated_at": Server.updated_at})
-        .returning(Server.id, Server.name, Server.new_tools_enabled, Server.remove_stale, Server.updated_at,
-                   Server.listing_key, Server.listing_tools)
-    )
-
-
-_UPDATE_SERVER_OK = _server_update(_SERVER_OK_COLUMNS)
-_UPDATE_SERVER_NOT_OK = _server_update(_SERVER_RUN_COLUMNS, listing_key=None, listing_tools=None)
-_UPDATE_SERVER_LISTING = (
-    update(Server).where(Server.id == _param(Server.id))
-    .values(listing_key=_param(Server.listing_key), listing_tools=_param(Server.listing_tools),
-            updated_at=Server.updated_at)
-)
-
-
 def _likely_unchanged(ctx: Context, item: PassPlan, listing: Listing) -> bool:
     if listing.status != "ok" or listing.digest is None or item.listing_key is None or item.updated_at is None:
         return False
     return listing_key(listing.digest, ctx.settings.max_definition_bytes, item.updated_at) == item.listing_key
-
-
-def listing_key(listing_digest: str, max_definition_bytes: int, server_updated_at: datetime) -> str:
-    """What must be equal for a pass to skip reconcile: the listing as received, and everything else
-    a full reconcile of it depends on that is not in the tools table.
-
-    - ``max_definition_bytes``: a changed limit may reject (or now accept) a stored tool;
-    - the server row's ``updated_at``: any operator edit of the server (``new_tools_enabled``,
-      ``remove_stale``, its URL, a switch to ``manual`` and back with tools edited by hand meanwhile)
-      forces one full reconcile. Discovery never moves ``updated_at`` itself.
-
-    The stored tools' side is checked separately (their live count, in ``_TOUCH_LIVE_IF_COUNT``).
-    """
-    text = f"{listing_digest}\nmax_definition_bytes={max_definition_bytes}\nupdated_at={server_updated_at.isoformat()}"
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
-
-
-def _stored(conn: Connection, server_id: int) -> list[StoredTool]:
-    # No input_schema: decoding every tool's JSON schema on every pass cost more than the rest of a
-    # no-change pass's reads; reconcile asks _input_schemas for the few changed tools that need it.
-    rows = conn.execute(_SELECT_STORED, {"p_server_id": server_id}).all()
-    return [StoredTool(id=r.id, name=r.name, digest=r.definition_digest,
-                       advertised_read_only=r.advertised_read_only, retired=r.retired_at is not None) for r in rows]
-
-
-def _input_schemas(conn: Connection, tool_ids: Sequence[int]) -> Mapping[int, Any]:
-    """The stored input schemas of ``tool_ids``, read in the pass's transaction (reconcile's loader)."""
-    rows = conn.execute(_SELECT_INPUT_SCHEMAS, {"p_ids": list(tool_ids)}).all()
-    return {r.id: r.input_schema for r in rows}
-
-
-_dumps = json.JSONEncoder().encode  # json.dumps(value) with default arguments, as the JSON columns store it
-
-#: The JSON columns that hold a member of the definition, by the member's name.
-_MEMBER_COLUMNS = (("inputSchema", "input_schema"), ("outputSchema", "output_schema"),
-                   ("annotations", "annotations"), ("icons", "icons"), ("_meta", "meta"))
-
-
-def _json_values(claim: Any) -> dict[str, Any]:
-    """The definition and its member columns, each JSON value encoded once.
-
-    ``json.dumps`` of a dict with str keys is ``{`` + ``"key": value`` pairs in the dict's own order,
-    joined by ``, `` + ``}``; so the members' texts make up the definition's text, and each is bound
-    as :class:`Preserialized` (stored as given, the same text the column would have written). A
-    definition that is not a plain dict with str keys is bound as objects, serialised by the column.
-    """
-    d = claim.definition
-    members: dict[str, str] | None = None
-    if type(d) is dict and all(type(k) is str for k in d):
-        members = {k: _dumps(v) for k, v in d.items()}
-    if members is None:
-        values = {"definition": d, "input_schema": claim.input_schema, "output_schema": claim.output_schema,
-                  "annotations": claim.annotations, "icons": claim.icons, "meta": claim.meta}
-        return values
-    values = {"definition": Preserialized("{" + ", ".join([_dumps(k) + ": " + text
-                                                           for k, text in members.items()]) + "}")}
-    for member, column in _MEMBER_COLUMNS:
-        # A null or absent member is SQL NULL (none_as_null), never the text "null".
-        values[column] = None if d.get(member) is None else Preserialized(members[member])
-    return values
-
-
-def _claim_columns(upsert: Upsert, now: datetime, json_values: dict[str, Any] | None = None) -> dict[str, Any]:
-    c = upsert.claim
-    if json_values is None:
-        json_values = _json_values(c)
-    return only(DISCOVERY_COLUMNS, {
-        "title": c.title, "description": c.description, **json_values, "advertised_read_only": c.advertised_read_only,
-        "definition_fingerprint": c.fingerprint, "definition_digest": c.digest, "last_seen_at": now,
-        "retired_at": None, "findings": upsert.findings,
-    }, "discovery")
-
-
-class ServerFlags(Protocol):
-    """What ``write_changes`` reads of a server: a ``Server`` or a row with these columns."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def new_tools_enabled(self) -> bool: ...
-    @property
-    def remove_stale(self) -> bool: ...
-
-
-def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now: datetime) -> None:
-    """Apply a change set; the caller's transaction makes it all or nothing."""
-    history: list[dict[str, Any]] = []
-    if changes.added:
-        # New tools get their first operator-owned values here, once (SPEC §4.2); never again.
-        values = {u.claim.name: _json_values(u.claim) for u in changes.added}
-        rows = [{**_claim_columns(u, now, values[u.claim.name]), "server_id": server.id, "name": u.claim.name,
-                 "enabled": server.new_tools_enabled, "writable": True, "first_seen_at": now}
-                for u in changes.added]
-        ids = conn.execute(_INSERT_TOOLS, rows).all()
-        by_name = {u.claim.name: u.claim for u in changes.added}
-        # The history row stores the definition's text already made for the tool row.
-        history += [{"tool_id": r.id, "digest": by_name[r.name].digest, "fingerprint": by_name[r.name].fingerprint,
-                     "definition": values[r.name]["definition"], "first_seen_at": now} for r in ids]
-    if changes.changed:
-        changed_ids = [u.tool_id for u in changes.changed]
-        known = {(r.tool_id, r.digest) for r in conn.execute(_SELECT_KNOWN_DIGESTS, {"p_ids": changed_ids})}
-        # One executemany; every row sets the same discovery-owned columns (_claim_columns).
-        by_id = {cast(int, u.tool_id): _json_values(u.claim) for u in changes.changed}  # changed: ids are set
-        conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now, by_id[cast(int, u.tool_id)]), "p_id": u.tool_id}
-                                     for u in changes.changed])
-        for u in changes.changed:
-            if (u.tool_id, u.claim.digest) not in known:
-                history.append({"tool_id": u.tool_id, "digest": u.claim.digest, "fingerprint": u.claim.fingerprint,
-                                "definition": by_id[cast(int, u.tool_id)]["definition"], "first_seen_at": now})
-    if history:
-        conn.execute(_INSERT_HISTORY, history)
-    if changes.unchanged_ids:
-        # One bulk statement for every unchanged tool (SPEC §4.2), never one write per row.
-        conn.execute(_TOUCH_UNCHANGED, {"p_ids": changes.unchanged_ids, "p_last_seen_at": now})
-    if changes.retire_ids:
-        if server.remove_stale:
-            conn.execute(_DELETE_STALE, {"p_ids": changes.retire_ids})
-        else:
-            conn.execute(_RETIRE_STALE, {"p_ids": changes.retire_ids, "p_retired_at": now})
-
-
-def apply_listing(
-    ctx: Context, item: PassPlan, listing: Listing, started: datetime, trigger: str, *,
-    lease_key: str | None = None,
-) -> DiscoveryRunOut:
-    """Reconcile a listing and record the run, in one transaction. Only an ``ok`` listing changes
-    tools: an incomplete or failed one is recorded and changes nothing (SPEC §4.2). With ``lease_key``
-    this process's lease on it is released in the same transaction.
-
-    Core statements throughout (no ORM identity map or flush): the server row is updated first and
-    RETURNING hands back the flags the tool writes need, and the run row is inserted RETURNING its id.
-    """
-    now = utcnow()
-    changes = ChangeSet()
-    status, error = listing.status, listing.error
-    params: dict[str, Any] = {"p_id": item.server_id, "p_last_discovery_at": now,
-                              "p_last_discovery_status": status, "p_last_error": error}
-    if status == "ok":
-        params |= {"p_protocol_version": listing.protocol_version, "p_server_info": listing.server_info,
-                   "p_capabilities": listing.capabilities, "p_instructions": listing.instructions}
-    # A Core transaction on the engine: a pass needs none of a Session's unit-of-work machinery.
-    with ctx.db.engine.begin() as conn:
-        statement = _UPDATE_SERVER_OK if status == "ok" else _UPDATE_SERVER_NOT_OK
-        server = conn.execute(statement, params).one_or_none()
-        if server is None:
-            raise NotFound(f"server {item.name!r} was removed during its discovery pass")
-        counts = changes.counts()
-        if status == "ok":
-            key = (listing_key(listing.digest, ctx.settings.max_definition_bytes, server.updated_at)
-                   if listing.digest is not None else None)
-            unchanged = _fast_path(conn, server, key, now)
-            if unchanged is not None:
-                counts["unchanged"] = unchanged
-            else:
-                changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
-                                    max_definition_bytes=ctx.settings.max_definition_bytes,
-                                    load_input_schemas=partial(_input_schemas, conn))
-                write_changes(conn, server, changes, now)
-                counts = changes.counts()
-                _record_listing(conn, server, key, changes)
-        run: dict[str, Any] = {
-            "server_id": server.id, "server_name": server.name, "started_at": started, "finished_at": now,
-            "status": status, "trigger": trigger, "runner": leases.HOLDER,
-            "protocol_version": listing.protocol_version, "pages": listing.pages,
-            "rejections": [r.as_dict() for r in changes.rejected], "error": error, **counts,
-        }
-        run_id = conn.execute(_INSERT_RUN, run).scalar_one()
-        if lease_key is not None:
-            leases.release_in(conn, lease_key)
-    return DiscoveryRunOut(
-        id=run_id, server=run["server_name"], trigger=trigger, runner=run["runner"], started_at=started,
-        finished_at=now, status=status, protocol_version=listing.protocol_version, pages=listing.pages,
-        rejections=list(run["rejections"]), error=error, **counts,
-    )
-
-
-def _fast_path(conn: Connection, server: Any, key: str | None, now: datetime) -> int | None:
-    """The no-change fast path: when this ok listing's key equals the one recorded by the last full
-    reconcile, advance ``last_seen_at`` of every live tool in one statement and return how many.
-
-    Equal keys mean the server advertises byte-for-byte what was last reconciled with nothing
-    rejected, under the same settings and server row; the last pass was ok (any other clears the key).
-    The stored tools must also be as that reconcile left them: the statement matches nothing unless
-    the live-tool count still equals the recorded one (an operator's delete moves it; discovery is
-    the only writer of the discovery-owned columns and of ``retired_at``, and held the lease since).
-    None means the full reconcile must run; nothing has been written then.
-    """
-    expected = server.listing_tools
-    if key is None or server.listing_key != key or not expected:
-        return None  # (a server with no tools has nothing to skip, and rowcount 0 would be ambiguous)
-    touched = conn.execute(_TOUCH_LIVE_IF_COUNT,
-                           {"p_server_id": server.id, "p_count": expected, "p_last_seen_at": now}).rowcount
-    return expected if touched == expected else None
-
-
-def _record_listing(conn: Connection, server: Any, key: str | None, changes: ChangeSet) -> None:
-    """After a full reconcile: remember the listing's key and the live tools it left, so an identical
-    next listing takes the fast path. A listing with rejections is not remembered: its run must list
-    them again, which only a full reconcile does. Written only when it differs from what is stored."""
-    if changes.rejected:
-        key = None
-    live = len(changes.added) + len(changes.changed) + len(changes.unchanged_ids)
-    recorded = (key, live if key is not None else None)
-    if recorded != (server.listing_key, server.listing_tools):
-        conn.execute(_UPDATE_SERVER_LISTING, {"p_id": server.id, "p_listing_key": recorded[0],
-                                              "p_listing_tools": recorded[1]})
-
-
-def run_out(run: DiscoveryRun) -> DiscoveryRunOut:
-    return DiscoveryRunOut(
-        id=run.id, server=run.server_name, trigger=run.trigger, runner=run.runner, started_at=run.started_at,
-        finished_at=run.finished_at, status=run.status, protocol_version=run.protocol_version, pages=run.pages,
-        added=run.added, changed=run.changed, unchanged=run.unchanged, retired=run.retired, rejected=run.rejected,
-        rejections=list(run.rejections or []), error=run.error,
-    )
 
 
 def list_runs(
