@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any, Final
 
 import httpx2
@@ -65,6 +66,14 @@ class HttpChannel:
             self.session_id = None
         if version := headers.get("mcp-protocol-version"):
             self._last_version = version
+        async with self._post(message, headers) as response:
+            reply = await self._read_reply(method, response)
+        return _unwrap(method, reply)
+
+    @asynccontextmanager
+    async def _post(self, message: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[httpx2.Response]:
+        """POST one JSON-RPC message (same-origin redirects only, as the SDK); HTTP failures, while
+        sending or while the caller reads the answer, become ChannelError."""
         try:
             async with stream_within_origin(
                 self.client,
@@ -74,10 +83,9 @@ class HttpChannel:
                 headers=self._headers(headers),
                 timeout=self.timeout,
             ) as response:
-                reply = await self._read_reply(method, response)
+                yield response
         except httpx2.HTTPError as exc:
             raise ChannelError(_http_error_text(exc, self.url)) from exc
-        return _unwrap(method, reply)
 
     async def _read_reply(self, method: str, response: httpx2.Response) -> dict[str, Any]:
         status = response.status_code
@@ -153,18 +161,8 @@ class HttpChannel:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
-        try:
-            async with stream_within_origin(
-                self.client,
-                "POST",
-                self.url,
-                content=json.dumps(message, separators=(",", ":")).encode(),
-                headers=self._headers(headers),
-                timeout=self.timeout,
-            ) as response:
-                await self._read_body(response)
-        except httpx2.HTTPError as exc:
-            raise ChannelError(_http_error_text(exc, self.url)) from exc
+        async with self._post(message, headers) as response:
+            await self._read_body(response)
 
     async def close(self) -> None:
         """End a handshake-era session with DELETE (best effort, as the SDK's terminate_on_close)."""
