@@ -37,6 +37,7 @@ from toolvet.schemas.common import Page
 from toolvet.services import audit, policy_inputs
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
+from toolvet.services.discovery import target_of
 from toolvet.services.events import EventBus
 
 log = logging.getLogger("toolvet.calls")
@@ -156,10 +157,7 @@ class CallService:
             state = review_state(t.reviewed_fingerprint, t.definition_fingerprint)
             facts = ToolFacts(s.name, t.name, t.definition_fingerprint, t.enabled and s.enabled, state,
                               s.hold_changed_tools, t.writable, s.trust_annotations, t.annotations)
-            target = Target(transport=s.transport, url=s.url, headers=self.ctx.secrets.open(s.headers_secret),  # type: ignore[arg-type]
-                            command=s.command, args=tuple(s.args or ()), env=self.ctx.secrets.open(s.env_secret),
-                            cwd=s.cwd)
-            return _Snapshot(facts, target, t.input_schema, t.output_schema)
+            return _Snapshot(facts, target_of(self.ctx, s), t.input_schema, t.output_schema)
 
     def target_of(self, server: str, tool: str) -> Target | None:
         """Where a tool's server is reached (cached like a call's read); None for unknown or host tools.

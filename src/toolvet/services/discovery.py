@@ -61,12 +61,18 @@ def shared_http_client(ctx: Context) -> httpx2.AsyncClient:
     )
 
 
-def _plan(ctx: Context, server: Server) -> PassPlan:
-    return PassPlan(server.id, server.name, Target(
+def target_of(ctx: Context, server: Server) -> Target:
+    """Where and how a server is reached, its secrets opened (for a pass, a watcher or a call)."""
+    return Target(
         transport=server.transport, url=server.url, headers=ctx.secrets.open(server.headers_secret),  # type: ignore[arg-type]
         command=server.command, args=tuple(server.args or ()), env=ctx.secrets.open(server.env_secret),
         cwd=server.cwd,
-    ), listing_key=server.listing_key, updated_at=server.updated_at)
+    )
+
+
+def _plan(ctx: Context, server: Server) -> PassPlan:
+    return PassPlan(server.id, server.name, target_of(ctx, server), listing_key=server.listing_key,
+                    updated_at=server.updated_at)
 
 
 def plan(ctx: Context, names: Sequence[str] | None) -> list[PassPlan]:

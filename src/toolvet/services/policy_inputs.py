@@ -6,7 +6,7 @@ from __future__ import annotations
 from toolvet.db.models import UserPreference
 from toolvet.domain.policy import DEFAULT_MODE, AllowEntry, AllowIndex, PermissionMode
 from toolvet.services.context import Context
-from toolvet.services.preferences import _entries, add_always_allow, disabled_map, reads_from
+from toolvet.services.preferences import add_always_allow, disabled_map, entries, reads_from
 
 
 def permission_mode(ctx: Context, user: str) -> PermissionMode:
@@ -21,7 +21,7 @@ def scope_policy(ctx: Context, scope: str) -> tuple[dict[str, set[str]], AllowIn
     with ctx.db.transaction() as session:
         source = reads_from(session, scope)
         disabled = {server_type: set(names) for server_type, names in disabled_map(session, source).items()}
-        index = AllowIndex(AllowEntry(e.server_type, e.tool_name, e.fingerprint) for e in _entries(session, source))
+        index = AllowIndex(AllowEntry(e.server_type, e.tool_name, e.fingerprint) for e in entries(session, source))
     return disabled, index
 
 

@@ -146,7 +146,8 @@ def disabled_map(session: Session, scope: str) -> dict[str, list[str]]:
     return {server_type: list(names) for server_type, names in rows if names}
 
 
-def _entries(session: Session, scope: str) -> Sequence[AlwaysAllow]:
+def entries(session: Session, scope: str) -> Sequence[AlwaysAllow]:
+    """The always-allow entries stored under ``scope`` (no fallback), by server, tool and age."""
     return session.scalars(
         select(AlwaysAllow)
         .where(AlwaysAllow.scope == scope)
@@ -160,7 +161,7 @@ def _materialise(session: Session, scope: str) -> None:
         return
     for row in session.scalars(select(ScopeDisabled).where(ScopeDisabled.scope == DEFAULT_SCOPE)).all():
         session.add(ScopeDisabled(scope=scope, server_type=row.server_type, tool_names=list(row.tool_names)))
-    for entry in _entries(session, DEFAULT_SCOPE):
+    for entry in entries(session, DEFAULT_SCOPE):
         session.add(
             AlwaysAllow(
                 scope=scope,
@@ -235,7 +236,7 @@ def _allow_out(session: Session, scope: str) -> AlwaysAllowOut:
                 created_at=e.created_at,
                 created_by=e.created_by,
             )
-            for e in _entries(session, source)
+            for e in entries(session, source)
         ],
     )
 
