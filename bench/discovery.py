@@ -7,7 +7,11 @@ One upstream process (``bench/farm.py`` under uvicorn) serves N virtual MCP serv
    pages, json-decoded) over one shared ``httpx2.AsyncClient`` at the same concurrency, no registry;
 2. first pass: ``services.discovery.discover`` on a fresh database with the N servers registered;
 3. no-change pass: a second ``discover``, with the rows it writes counted per table and statement kind;
-4. peak RSS of this process.
+4. peak RSS of this process plus that of toolvet's discovery writer process.
+
+A sweep of this size writes through toolvet's discovery writer process (``services.discovery_writer``):
+CPU is reported for this process and for the writer, and the no-change pass's writes are counted in
+both (statement events on each process's engine).
 
 It reports figures beside their targets and exits 0 whether or not a target is met; it exits non-zero
 only when something broke (a run not ``ok``, a wrong tool count, the farm not starting).
@@ -45,6 +49,7 @@ from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import discovery, servers
 from toolvet.services.auth import Principal, Role
 from toolvet.services.context import Context
+from toolvet.services.discovery_writer import ProcessWriter, child_context
 from toolvet.settings import Settings
 
 FARM: Final = Path(__file__).with_name("farm.py")
@@ -86,6 +91,7 @@ class Phase:
     cpu_seconds: float
     tools: int
     peak_rss_mb: float
+    writer_cpu_seconds: float = 0.0  # CPU of toolvet's discovery writer process in this phase
 
     @property
     def tools_per_second(self) -> float:
@@ -327,16 +333,32 @@ def _check_runs(runs: list[DiscoveryRunOut], config: Config, *, first: bool) -> 
             )
 
 
+def _writer_usage() -> tuple[float, float]:
+    """(CPU seconds, peak RSS in MB) of the process this runs in (called in the writer process)."""
+    return time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def writer_usage(ctx: Context) -> tuple[float, float]:
+    """The writer process's CPU and peak RSS so far; zeros when the context has none."""
+    writer = ctx.discovery_writer
+    if not isinstance(writer, ProcessWriter) or not writer.alive:
+        return 0.0, 0.0
+    return await writer.call(_writer_usage)
+
+
 async def timed_discover(ctx: Context, config: Config, name: str, *, first: bool) -> Phase:
     """Time one ``discover`` of every enabled auto server and check its runs and the stored tool count."""
+    writer_cpu, _ = await writer_usage(ctx)
     started, cpu = time.perf_counter(), time.process_time()
     runs = await discovery.discover(ctx, ADMIN)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    writer_cpu_after, writer_rss = await writer_usage(ctx)
     _check_runs(runs, config, first=first)
     total = stored_tools(ctx)
     if total != config.servers * config.tools:
         raise BenchError(f"{name}: {total} tools stored, expected {config.servers * config.tools}")
-    return Phase(name, seconds, cpu, sum(r.added + r.unchanged for r in runs), peak_rss_mb())
+    return Phase(name, seconds, cpu, sum(r.added + r.unchanged for r in runs), peak_rss_mb() + writer_rss,
+                 writer_cpu_after - writer_cpu)
 
 
 # ------------------------------------------------------------------------------------ write count
@@ -396,12 +418,37 @@ class WriteCounter:
         finally:
             event.remove(engine, "after_cursor_execute", self)
 
+    def add(self, rows: dict[tuple[str, str], int], statements: dict[tuple[str, str], int]) -> None:
+        """Add counts made elsewhere (in the writer process)."""
+        self.rows.update(rows)
+        self.statements.update(statements)
+
     def breakdown(self, expected: dict[tuple[str, str], int]) -> list[WriteRow]:
         """Every kind of write seen or expected, expected ones first."""
         self.settle()
         keys = list(expected) + sorted(k for k in self.statements if k not in expected)
         return [WriteRow(table, kind, self.statements[(table, kind)], self.rows[(table, kind)],
                          expected.get((table, kind))) for table, kind in keys]
+
+
+_WRITER_COUNTER: WriteCounter | None = None
+
+
+def _count_writer_writes() -> None:
+    """Start counting the writes of the writer process (called in it)."""
+    global _WRITER_COUNTER
+    _WRITER_COUNTER = WriteCounter()
+    event.listen(child_context().db.engine, "after_cursor_execute", _WRITER_COUNTER)
+
+
+def _writer_writes() -> tuple[dict[tuple[str, str], int], dict[tuple[str, str], int]]:
+    """Stop counting in the writer process; its (rows, statements) by (table, kind) (called in it)."""
+    counter = _WRITER_COUNTER
+    if counter is None:
+        return {}, {}
+    event.remove(child_context().db.engine, "after_cursor_execute", counter)
+    counter.settle()
+    return dict(counter.rows), dict(counter.statements)
 
 
 def expected_no_change_writes(config: Config) -> dict[tuple[str, str], int]:
@@ -424,8 +471,14 @@ async def measure(config: Config) -> Report:
             try:
                 await anyio.to_thread.run_sync(register_servers, ctx, config, base)
                 first = await timed_discover(ctx, config, "first pass", first=True)
+                writer = ctx.discovery_writer
+                in_writer = isinstance(writer, ProcessWriter) and writer.alive
+                if in_writer:
+                    await writer.call(_count_writer_writes)
                 with WriteCounter().attached(ctx.db.engine) as counter:
                     second = await timed_discover(ctx, config, "no-change pass", first=False)
+                if in_writer:
+                    counter.add(*await writer.call(_writer_writes))
             finally:
                 ctx.close()
     return Report(config, baseline, first, second, counter.breakdown(expected_no_change_writes(config)))
@@ -438,7 +491,7 @@ def _phase_line(phase: Phase, baseline: Phase, target: Target | None) -> str:
     ratio = phase.seconds / baseline.seconds
     limit = f"<= {target.limit:g}x" if target else "-"
     verdict = ("PASS" if target.passed else "FAIL") if target else "-"
-    times = f"{phase.seconds:>9.2f} s{phase.cpu_seconds:>9.2f} s"
+    times = f"{phase.seconds:>9.2f} s{phase.cpu_seconds:>9.2f} s{phase.writer_cpu_seconds:>9.2f} s"
     return f"{phase.name:<16}{times}{phase.tools_per_second:>11,.0f}{ratio:>10.2f}x{limit:>11}  {verdict}"
 
 
@@ -451,14 +504,14 @@ def render_table(report: Report) -> str:
         f"toolvet discovery benchmark: {c.servers} servers x {c.tools} tools ({c.page_size} per page), "
         f"concurrency {c.concurrency}, database {url}",
         "",
-        f"{'phase':<16}{'wall':>11}{'CPU':>11}{'tools/s':>11}{'vs base':>11}{'target':>11}  result",
+        f"{'phase':<16}{'wall':>11}{'CPU':>11}{'writer':>11}{'tools/s':>11}{'vs base':>11}{'target':>11}  result",
         _phase_line(report.baseline, report.baseline, None),
         _phase_line(report.first_pass, report.baseline, first_target),
         _phase_line(report.no_change_pass, report.baseline, no_change_target),
-        f"{'peak RSS':<16}{report.peak_rss_mb:>8.0f} MB{'':>33}{f'<= {rss_target.limit:g} MB':>11}  "
+        f"{'peak RSS':<16}{report.peak_rss_mb:>8.0f} MB{'':>44}{f'<= {rss_target.limit:g} MB':>11}  "
         f"{'PASS' if rss_target.passed else 'FAIL'}",
-        f"(baseline: median of {BASELINE_RUNS} runs; CPU: this process's CPU time, all threads; "
-        "vs base: wall / baseline wall)",
+        f"(baseline: median of {BASELINE_RUNS} runs; CPU: this process's CPU time, all threads; writer: CPU "
+        "of toolvet's discovery writer process; vs base: wall / baseline wall; peak RSS: this process + writer)",
         "",
         "rows written by the no-change pass:",
         f"  {'table':<16}{'kind':<8}{'statements':>11}{'rows':>10}{'expected':>10}  verdict",

@@ -39,6 +39,10 @@ class Settings(BaseSettings):
     discovery_concurrency: int = Field(
         default=16, ge=1, description="How many servers one discovery command or scheduler tick lists at once."
     )
+    discovery_writer_min_servers: int = Field(
+        default=64, ge=0, description="A discovery sweep of at least this many servers reconciles and writes in a "
+        "separate writer process, on another core, while this one fetches listings; 0 never starts one."
+    )
     connect_timeout: float = Field(default=10.0, gt=0, description="Seconds to connect to an upstream.")
     read_timeout: float = Field(default=30.0, gt=0, description="Seconds to wait for one upstream response.")
     pass_timeout: float = Field(default=120.0, gt=0, description="Seconds one discovery pass may take in all.")

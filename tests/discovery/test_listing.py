@@ -392,6 +392,33 @@ async def test_an_identical_listing_has_the_same_digest_and_any_change_another()
     assert changed.digest != first.digest
 
 
+@pytest.mark.parametrize("sse", [False, True], ids=["json-body", "sse-body"])
+async def test_the_digest_covers_the_reply_as_received_not_only_its_tools(sse: bool) -> None:
+    """The digest hashes each page's reply text as it arrived (re-encoding the tools cost as much as
+    decoding them): a page that differs only outside ``tools`` is another listing, which costs one
+    full reconcile and never hides a change."""
+    pages: dict[str | None, Any] = {None: {"tools": [tool("a")]}}
+    with raw_listing_server(pages, sse=sse) as upstream:
+        first = await fetch(upstream.url)
+        again = await fetch(upstream.url)
+        pages[None] = {"tools": [tool("a")], "_meta": {"page": 1}}
+        other_meta = await fetch(upstream.url)
+    assert first.status == again.status == other_meta.status == "ok"
+    assert first.tools == other_meta.tools
+    assert again.digest == first.digest
+    assert other_meta.digest != first.digest
+
+
+@pytest.mark.parametrize("json_response", [False, True], ids=["sse-bodies", "json-bodies"])
+async def test_an_sdk_server_listed_twice_gives_one_digest(json_response: bool) -> None:
+    # The SDK's server answers with SSE by default; its events carry no per-request state but the id.
+    with modern_http_server(json_response=json_response) as upstream:
+        first = await fetch(upstream.url)
+        again = await fetch(upstream.url)
+    assert first.status == again.status == "ok" and first.digest is not None
+    assert again.digest == first.digest
+
+
 async def test_a_listing_that_is_not_ok_has_no_digest() -> None:
     with raw_listing_server({None: {"tools": [tool("a")], "nextCursor": "x"},
                              "x": {"tools": [], "nextCursor": "x"}}) as upstream:

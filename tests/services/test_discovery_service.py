@@ -11,8 +11,9 @@ from sqlalchemy import func, select
 from tests.upstreams import modern_http_server, raw_listing_server
 from toolvet.db.models import DiscoveryRun, ToolDefinition
 from toolvet.errors import InvalidInput
-from toolvet.services import discovery, leases, review, servers, tools
+from toolvet.services import discovery, discovery_writer, leases, review, servers, tools
 from toolvet.services.context import Context
+from toolvet.services.discovery_writes import apply_listing
 
 pytestmark = pytest.mark.anyio
 
@@ -154,7 +155,7 @@ async def test_an_operator_edit_racing_a_pass_is_not_lost(ctx, admin):
         listing = await discovery.fetch_listing(plan.target, discovery.limits_from(ctx))
     # The operator acts after the pass read the listing and before it writes.
     tools.update_tool(ctx, admin, "up", "a", {"writable": False, "enabled": False})
-    discovery.apply_listing(ctx, plan, listing, started, "test")
+    apply_listing(ctx, plan.server_id, plan.name, listing, started, "test")
     after = tools.get_tool(ctx, admin, "up", "a")
     assert (after.writable, after.enabled, after.description) == (False, False, "v2")
 
@@ -286,7 +287,7 @@ async def test_a_pass_that_fails_to_write_still_gives_its_lease_back(ctx, admin,
 
     with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
         add(ctx, admin, up.url)
-        monkeypatch.setattr(discovery, "apply_listing", broken)
+        monkeypatch.setattr(discovery_writer, "apply_listing", broken)
         with pytest.raises(BaseException) as raised:
             await discover_up(ctx, admin)
         monkeypatch.undo()

@@ -47,6 +47,9 @@ class HttpChannel:
         self.session_id: str | None = None
         self._last_version: str | None = None
         self._next_id = 0
+        #: The JSON text of the last reply, as received (a JSON body, or the data of the SSE event that
+        #: answered), or None when the last request got no parsed reply. Listing digests hash it.
+        self.reply_text: bytes | None = None
 
     def _headers(self, extra: Mapping[str, str]) -> dict[str, str]:
         merged = {**self.headers, **_BASE_HEADERS}
@@ -66,6 +69,7 @@ class HttpChannel:
             self.session_id = None
         if version := headers.get("mcp-protocol-version"):
             self._last_version = version
+        self.reply_text = None
         async with self._post(message, headers) as response:
             reply = await self._read_reply(method, response)
         return _unwrap(method, reply)
@@ -115,13 +119,15 @@ class HttpChannel:
         if method == "initialize" and (session_id := response.headers.get(SESSION_ID_HEADER)):
             self.session_id = session_id
         if content_type.startswith("application/json"):
+            body = await self._read_body(response)
             try:
-                parsed = json.loads(await self._read_body(response))
+                parsed = json.loads(body)
             except ValueError as exc:
                 raise RpcError(PARSE_ERROR, f"response body is not JSON ({exc})", synthetic=True) from exc
             reply = _pick_reply(parsed)
             if reply is None:
                 raise RpcError(PARSE_ERROR, "response body is not a JSON-RPC response", synthetic=True)
+            self.reply_text = body
             return reply
         if content_type.startswith("text/event-stream"):
             return await self._read_sse_reply(method, response)
@@ -153,6 +159,7 @@ class HttpChannel:
                 raise RpcError(PARSE_ERROR, f"SSE event is not JSON ({exc})", synthetic=True) from exc
             reply = _pick_reply(parsed)
             if reply is not None:
+                self.reply_text = data.encode()
                 return reply
         raise ChannelError("SSE stream ended without a response")
 

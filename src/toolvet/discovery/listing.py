@@ -22,6 +22,7 @@ import httpx2
 from toolvet.discovery.http_channel import HttpChannel
 from toolvet.discovery.protocol import Channel, ChannelError, ProtocolError, RpcError, TimedChannel, negotiate
 from toolvet.discovery.stream_channel import StderrTail, open_sse, open_stdio
+from toolvet.domain.listing import Listing
 
 __all__ = ["Limits", "Listing", "Target", "fetch_listing"]
 
@@ -51,31 +52,6 @@ class Limits:
     max_response_bytes: int = 64 * 1024 * 1024  # one page body; bigger -> failed pass
 
 
-@dataclass
-class Listing:
-    """The outcome of one pass: ``ok`` (complete), ``incomplete`` (stopped at a bound) or ``failed``.
-
-    ``tools`` holds every tool object exactly as received (json-decoded, possibly not a dict); for an
-    incomplete or failed pass it holds what arrived before the stop, which must retire nothing.
-
-    ``digest`` (``ok`` listings only, else None) identifies the listing as received: SHA-256 over the
-    compact JSON text of each page's ``tools`` array in the server's own order (key order included).
-    Equal digests mean equal listings, so discovery can recognise a listing it has already reconciled
-    without looking at each tool (see ``services.discovery``). A listing that differs only in
-    spelling (key order, page boundaries) gets another digest: that only costs a full reconcile.
-    """
-
-    status: Literal["ok", "incomplete", "failed"]
-    tools: list[Any]
-    error: str | None
-    protocol_version: str | None
-    server_info: dict[str, Any] | None
-    capabilities: dict[str, Any] | None
-    instructions: str | None
-    pages: int
-    digest: str | None = None
-
-
 def _page_hash_text(tools: list[Any]) -> bytes | None:
     """The bytes a page contributes to the listing digest, or None if it has no JSON text.
 
@@ -103,15 +79,17 @@ class _Pass:
     # Over every page's tools, in order; None once a page could not be hashed (then no digest).
     hasher: Any = field(default_factory=hashlib.sha256)
 
-    def add_page(self, tools: list[Any]) -> None:
+    def add_page(self, tools: list[Any], reply_text: bytes | None = None) -> None:
+        """Keep a page's tools; hash the reply's text as received when there is one: re-encoding the
+        tools for the digest cost as much as decoding them."""
         self.tools.extend(tools)
         if self.hasher is not None:
-            text = _page_hash_text(tools)
+            kind, text = (b"r", reply_text) if reply_text is not None else (b"t", _page_hash_text(tools))
             if text is None:
                 self.hasher = None
             else:
-                # Length-prefixed, so page boundaries are part of what is hashed unambiguously.
-                self.hasher.update(b"%d:" % len(text))
+                # Tagged and length-prefixed, so what was hashed and the page boundaries are unambiguous.
+                self.hasher.update(kind + b"%d:" % len(text))
                 self.hasher.update(text)
 
     def where(self) -> str:
@@ -234,7 +212,7 @@ async def _list(raw_channel: Channel, limits: Limits, state: _Pass) -> Listing:
         if len(page_tools) > room:
             state.tools.extend(page_tools[:room])  # incomplete: no digest, so not hashed
             return state.result("incomplete", f"more than max_tools={limits.max_tools} tools (page {page})")
-        state.add_page(page_tools)
+        state.add_page(page_tools, getattr(raw_channel, "reply_text", None))
 
         next_cursor = result.get("nextCursor")
         if next_cursor is None:  # absent or null ends the listing; "" is a real cursor (2026-07-28)

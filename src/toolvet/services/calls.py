@@ -30,7 +30,6 @@ from toolvet.db.types import utcnow
 from toolvet.discovery.listing import Target
 from toolvet.domain.policy import AllowIndex, Decision, PermissionMode, ToolFacts, decide, review_state
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
-from toolvet.gateway.forward import forwarding_client
 from toolvet.gateway.upstreams import UpstreamPool
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
@@ -39,6 +38,7 @@ from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
 from toolvet.services.discovery import target_of
 from toolvet.services.events import EventBus
+from toolvet.upstream_http import upstream_client
 
 log = logging.getLogger("toolvet.calls")
 
@@ -98,8 +98,8 @@ class CallService:
 
     async def __aenter__(self) -> CallService:
         s = self.ctx.settings
-        # Upstream requests go out in one socket write each (gateway/forward.py): the hot path's largest cost.
-        self._http = forwarding_client(timeout=httpx2.Timeout(s.call_timeout, connect=s.connect_timeout),
+        # Upstream requests go out in one socket write each (upstream_http.py): the hot path's largest cost.
+        self._http = upstream_client(timeout=httpx2.Timeout(s.call_timeout, connect=s.connect_timeout),
                                        limits=httpx2.Limits(max_connections=256, max_keepalive_connections=256))
         self.pool = UpstreamPool(self._http, connect_timeout=s.connect_timeout, call_timeout=s.call_timeout,
                                  per_server=s.upstream_concurrency)

@@ -18,6 +18,8 @@ class Context:
     secrets: SecretBox
     #: The running ``CallService`` of this process (set by ``toolvet serve``; None elsewhere).
     calls: Any = None
+    #: The discovery writer process of big sweeps, started on first use (``services.discovery_writer``).
+    discovery_writer: Any = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Context:
@@ -29,4 +31,7 @@ class Context:
         return cls(settings=settings, db=db, secrets=SecretBox(load_key(settings)))
 
     def close(self) -> None:
+        writer, self.discovery_writer = self.discovery_writer, None
+        if writer is not None:
+            writer.close()
         self.db.dispose()

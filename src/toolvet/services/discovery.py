@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 
 import anyio
 import anyio.to_thread
@@ -23,11 +22,12 @@ from toolvet.discovery import Limits, Listing, Target, fetch_listing
 from toolvet.errors import InvalidInput
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import DiscoveryRunOut
-from toolvet.services import leases
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.discovery_writes import apply_listing, listing_key, run_out
+from toolvet.services.discovery_writer import InlineWriter, PassWriter, writer_for
+from toolvet.services.discovery_writes import listing_key, run_out
 from toolvet.services.servers import load as load_server
+from toolvet.upstream_http import upstream_client
 
 OnRun = Callable[[DiscoveryRunOut], None]
 
@@ -52,13 +52,12 @@ def limits_from(ctx: Context) -> Limits:
 
 
 def shared_http_client(ctx: Context) -> httpx2.AsyncClient:
-    """One pool for a whole sweep: a connection per server is set up once, not once per request."""
+    """One pool for a whole sweep: a connection per server is set up once, not once per request
+    (``toolvet.upstream_http``: one write per request, cheap idle-connection checks)."""
     s = ctx.settings
-    return httpx2.AsyncClient(
-        timeout=httpx2.Timeout(s.read_timeout, connect=s.connect_timeout),
-        limits=httpx2.Limits(max_connections=max(s.discovery_concurrency * 2, 32),
-                             max_keepalive_connections=max(s.discovery_concurrency * 2, 32)),
-    )
+    size = max(s.discovery_concurrency * 2, 32)
+    return upstream_client(timeout=httpx2.Timeout(s.read_timeout, connect=s.connect_timeout),
+                           limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size))
 
 
 def target_of(ctx: Context, server: Server) -> Target:
@@ -108,9 +107,11 @@ async def run_passes(
     ctx: Context, plans: Sequence[PassPlan], *, trigger: str, on_run: OnRun | None = None,
     http: httpx2.AsyncClient | None = None, unless_discovered_since: datetime | None = None,
 ) -> list[DiscoveryRunOut]:
+    """Run ``plans``, at most ``discovery_concurrency`` at a time, their database steps through one
+    writer (``services.discovery_writer``: a writer process for a big sweep, else this process)."""
     reports: list[DiscoveryRunOut | None] = [None] * len(plans)
     limiter = anyio.CapacityLimiter(ctx.settings.discovery_concurrency)
-    db_limiter = anyio.CapacityLimiter(1)
+    writer = writer_for(ctx, len(plans))
     owned = http is None
     client = http or shared_http_client(ctx)
     try:
@@ -118,7 +119,7 @@ async def run_passes(
             async with limiter:
                 reports[index] = report = await run_pass(ctx, item, trigger=trigger, http=client,
                                                          unless_discovered_since=unless_discovered_since,
-                                                         db_limiter=db_limiter)
+                                                         writer=writer)
             if on_run is not None:
                 on_run(report)
 
@@ -138,73 +139,35 @@ def _skipped(item: PassPlan, trigger: str, why: str) -> DiscoveryRunOut:
                            retired=0, rejected=0, rejections=[], error=why)
 
 
-def _discovered_since(ctx: Context, server_id: int, since: datetime) -> bool:
-    with ctx.db.transaction() as session:
-        last = session.scalar(select(Server.last_discovery_at).where(Server.id == server_id))
-    return last is not None and last >= since
-
-
-def _begin(ctx: Context, key: str, lease_seconds: float, server_id: int, since: datetime | None) -> str | None:
-    """Take the pass's lease and, for the scheduler, check nobody discovered the server since ``since``.
-
-    One thread hop for what used to be up to three. Returns why the pass is skipped (the lease then
-    not held), or None when the pass goes on holding the lease.
-    """
-    if not leases.acquire(ctx.db, key, lease_seconds):
-        return "another toolvet process is discovering this server now"
-    if since is None:
-        return None
-    try:
-        discovered = _discovered_since(ctx, server_id, since)
-    except BaseException:
-        leases.release(ctx.db, key)
-        raise
-    if discovered:
-        leases.release(ctx.db, key)
-        return "discovered by another toolvet process meanwhile"
-    return None
-
-
 async def run_pass(
     ctx: Context, item: PassPlan, *, trigger: str, http: httpx2.AsyncClient | None,
-    unless_discovered_since: datetime | None = None, db_limiter: anyio.CapacityLimiter | None = None,
+    unless_discovered_since: datetime | None = None, writer: PassWriter | None = None,
 ) -> DiscoveryRunOut:
     """One pass over one server under its lease; a server another process is listing is skipped, and
     so is one discovered after ``unless_discovered_since`` (another process's scheduler beat us).
 
-    Database work runs in worker threads bounded by ``db_limiter``; ``run_passes`` shares one
-    limiter of 1 across a sweep. The pass is CPU-bound under the GIL, so more threads add no
-    throughput: with one per concurrent pass they only fought the event loop for the GIL (20+ ms per
-    hop measured) and each other for SQLite's single write lock (busy-waits with sleeps). The lease is
+    The database steps go through ``writer`` (an inline one when none is given). The lease is
     released in the transaction that records the run; only a pass that fails or is cancelled before
     that commits releases it separately, shielded.
     """
-    limiter = db_limiter if db_limiter is not None else anyio.CapacityLimiter(1)
+    writer = writer if writer is not None else InlineWriter(ctx)
     key = f"discover:{item.name}"
     lease_for = max(ctx.settings.lease_seconds, ctx.settings.pass_timeout + 60)
-    # Taking the lease is two tiny statements: run on the loop, a thread hop would cost more than it.
-    async with limiter:
-        why = _begin(ctx, key, lease_for, item.server_id, unless_discovered_since)
+    why = await writer.begin(key, lease_for, item.server_id, unless_discovered_since)
     if why is not None:
         return _skipped(item, trigger, why)
     released = False
     try:
         started = utcnow()
         listing = await fetch_listing(item.target, limits_from(ctx), http)
-        apply = partial(apply_listing, ctx, item, listing, started, trigger, lease_key=key)
-        if _likely_unchanged(ctx, item, listing):
-            # A handful of statements (apply_listing re-checks the key in its transaction): cheaper on
-            # the loop than a hop to a worker thread, which under the GIL costs milliseconds of waiting.
-            async with limiter:
-                report = apply()
-        else:
-            report = await anyio.to_thread.run_sync(apply, limiter=limiter)
+        report = await writer.apply(item.server_id, item.name, listing, started, trigger, key,
+                                    likely_unchanged=_likely_unchanged(ctx, item, listing))
         released = True  # committed with the run (a thread hop is not abandoned on cancel)
         return report
     finally:
         if not released:
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(leases.release, ctx.db, key, limiter=limiter)
+                await writer.release(key)
 
 
 def _likely_unchanged(ctx: Context, item: PassPlan, listing: Listing) -> bool:

@@ -1,13 +1,22 @@
-"""The HTTP client the gateway forwards calls on: httpx2, with each request sent in one write.
+"""The HTTP client toolvet talks to upstream servers on (discovery and forwarded calls): httpx2, with
+each request sent in one write and idle connections checked without rebuilding socket metadata.
 
 httpcore2 (under httpx2) writes an HTTP/1.1 request in two socket writes: the request line and
-headers, then the body. On the upstream hop of every ``tools/call`` that is two ``send`` syscalls in
-toolvet, and the upstream is usually woken twice (once for the headers, once for the body) before it
-can parse the request. :class:`CoalescingBackend` wraps httpcore2's own network backend so a
-connection's writes are buffered and go out in one ``send`` when the client next reads (it always
-reads the response after writing the request) or when the buffer passes :data:`FLUSH_BYTES` (a large
-or streamed body still goes out as it is produced). The HTTP itself stays httpcore2's: framing,
-keep-alive, TLS, proxies (httpx2 mounts them beside this transport) and timeouts are unchanged.
+headers, then the body. On every upstream request that is two ``send`` syscalls in toolvet, and the
+upstream is usually woken twice (once for the headers, once for the body) before it can parse the
+request. :class:`CoalescingBackend` wraps httpcore2's own network backend so a connection's writes
+are buffered and go out in one ``send`` when the client next reads (it always reads the response
+after writing the request) or when the buffer passes :data:`FLUSH_BYTES` (a large or streamed body
+still goes out as it is produced).
+
+httpcore2's pool also asks every idle connection whether its socket turned readable (the server
+closed it) each time a request starts or ends. Through anyio that question builds the stream's whole
+attribute map, a ``getpeername`` syscall included, per connection and per ask: with a sweep's pool of
+32 connections it cost more than the JSON decoding of the listings. :class:`CoalescingStream` keeps
+the raw socket it was built on and answers with the same zero-timeout poll httpcore2 uses.
+
+The HTTP itself stays httpcore2's: framing, keep-alive, TLS, proxies (httpx2 mounts them beside
+this transport) and timeouts are unchanged.
 """
 
 from __future__ import annotations
@@ -18,8 +27,9 @@ from typing import Any, Final
 
 import httpcore2
 import httpx2
+from httpcore2._utils import is_socket_readable  # the very check the pool's own streams make
 
-__all__ = ["FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "coalescing", "forwarding_client"]
+__all__ = ["FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "coalescing", "upstream_client"]
 
 #: A buffered request goes out at once when it reaches this size.
 FLUSH_BYTES: Final = 64 * 1024
@@ -30,6 +40,9 @@ class CoalescingStream(httpcore2.AsyncNetworkStream):
 
     def __init__(self, inner: httpcore2.AsyncNetworkStream) -> None:
         self._inner = inner
+        sock = inner.get_extra_info("socket")  # looked up once, for is_readable
+        # (asyncio hands out a TransportSocket, not a socket.socket; both have what the poll needs)
+        self._socket = sock if callable(getattr(sock, "fileno", None)) else None
         self._pending: list[bytes] = []
         self._size = 0
         self.writes = 0  # socket writes issued (tests)
@@ -68,6 +81,8 @@ class CoalescingStream(httpcore2.AsyncNetworkStream):
         return CoalescingStream(await self._inner.start_tls(ssl_context, server_hostname, timeout))
 
     def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable" and self._socket is not None:
+            return is_socket_readable(self._socket)
         return self._inner.get_extra_info(info)
 
 
@@ -97,7 +112,7 @@ class CoalescingBackend(httpcore2.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-def forwarding_client(*, timeout: httpx2.Timeout, limits: httpx2.Limits) -> httpx2.AsyncClient:
+def upstream_client(*, timeout: httpx2.Timeout, limits: httpx2.Limits) -> httpx2.AsyncClient:
     """An ``httpx2.AsyncClient`` built as usual (env proxies, TLS settings), whose direct connections
     coalesce their writes.
 

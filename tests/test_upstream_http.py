@@ -1,7 +1,9 @@
-"""The forwarding client: each upstream request leaves in one socket write, HTTP otherwise unchanged."""
+"""The upstream client: each request leaves in one socket write, idle connections are checked cheaply,
+HTTP otherwise unchanged."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import anyio
@@ -9,7 +11,7 @@ import httpcore2
 import httpx2
 import pytest
 
-from toolvet.gateway.forward import FLUSH_BYTES, CoalescingStream, coalescing, forwarding_client
+from toolvet.upstream_http import FLUSH_BYTES, CoalescingStream, coalescing, upstream_client
 
 pytestmark = pytest.mark.anyio
 
@@ -57,7 +59,7 @@ async def test_a_large_body_is_not_held_back() -> None:
     assert inner.closed and len(inner.written) == 1
 
 
-async def test_the_forwarding_client_sends_a_request_in_one_segment() -> None:
+async def test_the_upstream_client_sends_a_request_in_one_segment() -> None:
     first_reads: list[bytes] = []
 
     async def handle(conn: Any) -> None:
@@ -73,7 +75,7 @@ async def test_the_forwarding_client_sends_a_request_in_one_segment() -> None:
 
     listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
     port = listener.extra(anyio.abc.SocketAttribute.local_port)
-    client = forwarding_client(timeout=httpx2.Timeout(5), limits=httpx2.Limits(max_connections=4))
+    client = upstream_client(timeout=httpx2.Timeout(5), limits=httpx2.Limits(max_connections=4))
     assert coalescing(client)
     async with listener, client, anyio.create_task_group() as tg:
         tg.start_soon(listener.serve, handle)
@@ -84,3 +86,21 @@ async def test_the_forwarding_client_sends_a_request_in_one_segment() -> None:
     assert len(first_reads) == 3
     for data in first_reads:  # headers and body arrived together
         assert data.startswith(b"POST /mcp HTTP/1.1") and data.endswith(b"}")
+
+
+async def test_an_idle_connection_turns_readable_when_the_server_closes_it() -> None:
+    """The pool's is_readable question is answered from the socket kept at connect time."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        stream = CoalescingStream(await httpcore2.AnyIOBackend().connect_tcp("127.0.0.1", port))
+        accepted, _ = listener.accept()
+        try:
+            assert stream._socket is not None  # kept: no attribute map is built per question
+            assert stream.get_extra_info("is_readable") is False
+            accepted.close()
+            with anyio.fail_after(5):
+                while not stream.get_extra_info("is_readable"):
+                    await anyio.sleep(0.01)
+        finally:
+            accepted.close()
+            await stream.aclose()

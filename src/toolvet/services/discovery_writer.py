@@ -1,0 +1,252 @@
+"""Where a sweep's database work runs: in this process, or in a writer process of its own.
+
+A pass has three database steps: ``begin`` (take the server's lease), ``apply`` (reconcile the
+listing and record the run, releasing the lease in that transaction) and ``release`` (give the lease
+back after a pass that never got to ``apply``). Discovery is CPU-bound under the GIL: reconciling a
+listing of 50 new tools costs about as much as fetching it, so in one process a big sweep runs at
+the sum of the two. :class:`ProcessWriter` runs every database step of a sweep in one separate
+process, which reconciles on another core while this one fetches the next listings; one writer
+also means the sweep's writes never wait on each other for SQLite's lock.
+
+:class:`InlineWriter` is the same three steps in this process, for small sweeps (a writer process
+costs about a second to start) and as the fallback when a writer process dies. The writer process
+imports only the write side (no MCP SDK, no HTTP client): ``domain.listing`` and
+``services.discovery_writes`` are all it needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
+from datetime import datetime
+from functools import partial
+from typing import Any, Protocol, TypeVar
+
+import anyio
+import anyio.to_thread
+
+from toolvet.db.engine import Database
+from toolvet.domain.listing import Listing
+from toolvet.schemas.tools import DiscoveryRunOut
+from toolvet.services import leases
+from toolvet.services.context import Context
+from toolvet.services.discovery_writes import ToolsWithheld, apply_listing, begin_pass
+from toolvet.settings import Settings
+
+log = logging.getLogger("toolvet.discovery")
+T = TypeVar("T")
+
+__all__ = ["InlineWriter", "PassWriter", "ProcessWriter", "writer_for"]
+
+
+class PassWriter(Protocol):
+    """The database steps of discovery passes."""
+
+    async def begin(self, key: str, lease_seconds: float, server_id: int, since: datetime | None) -> str | None:
+        """Take the pass's lease (and, with ``since``, check nobody discovered the server since).
+        Returns why the pass is skipped (lease not held), or None when the pass goes on."""
+        ...
+
+    async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
+                    lease_key: str, *, likely_unchanged: bool) -> DiscoveryRunOut:
+        """Reconcile and record the pass, releasing its lease in the same transaction."""
+        ...
+
+    async def release(self, key: str) -> None:
+        """Give the lease back (a pass that never reached ``apply``)."""
+        ...
+
+
+class InlineWriter:
+    """The steps in this process: tiny ones on the event loop, a full reconcile in a worker thread,
+    one at a time (``limiter``): the pass is CPU-bound under the GIL, so more threads add no
+    throughput and only fight the event loop for the GIL and each other for SQLite's write lock."""
+
+    def __init__(self, ctx: Context, limiter: anyio.CapacityLimiter | None = None) -> None:
+        self.ctx = ctx
+        self.limiter = limiter if limiter is not None else anyio.CapacityLimiter(1)
+
+    async def begin(self, key: str, lease_seconds: float, server_id: int, since: datetime | None) -> str | None:
+        # Two tiny statements: on the loop, a thread hop would cost more than they do.
+        async with self.limiter:
+            return begin_pass(self.ctx.db, key, lease_seconds, server_id, since)
+
+    async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
+                    lease_key: str, *, likely_unchanged: bool) -> DiscoveryRunOut:
+        apply = partial(apply_listing, self.ctx, server_id, name, listing, started, trigger, lease_key=lease_key)
+        if likely_unchanged:
+            # The no-change fast path is a handful of statements (apply_listing re-checks the key in
+            # its transaction): cheaper on the loop than a hop to a thread that waits for the GIL.
+            async with self.limiter:
+                return apply()
+        return await anyio.to_thread.run_sync(apply, limiter=self.limiter)
+
+    async def release(self, key: str) -> None:
+        await anyio.to_thread.run_sync(leases.release, self.ctx.db, key, limiter=self.limiter)
+
+
+# ------------------------------------------------------------------------------ the writer process
+#
+# Module-level functions: they run in the writer process, on the Context its initializer opened.
+
+_child: Context | None = None
+
+
+def _child_init(settings: Settings) -> None:
+    global _child
+    # No migration (the parent's Context did that) and no secret box (the write side opens no secret).
+    _child = Context(settings=settings, db=Database(settings.resolved_database_url()), secrets=None)  # type: ignore[arg-type]
+
+
+def child_context() -> Context:
+    """The Context of the writer process, in the writer process (for functions given to ``call``)."""
+    if _child is None:  # pragma: no cover - the initializer always ran first
+        raise RuntimeError("discovery writer process not initialised")
+    return _child
+
+
+class WriterFailure(Exception):
+    """An error inside the writer process, carried back as text (its own exception may not pickle)."""
+
+
+def _carried(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    try:
+        return fn(*args, **kwargs)
+    except ToolsWithheld:
+        raise
+    except Exception as exc:
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        raise WriterFailure(f"{detail}\n{traceback.format_exc()}") from None
+
+
+def _child_begin(key: str, lease_seconds: float, server_id: int, since: datetime | None, holder: str) -> str | None:
+    return _carried(begin_pass, child_context().db, key, lease_seconds, server_id, since, holder=holder)
+
+
+def _child_apply(server_id: int, name: str, listing: Listing, started: datetime, trigger: str, lease_key: str,
+                 holder: str, tools_withheld: bool) -> DiscoveryRunOut:
+    return _carried(apply_listing, child_context(), server_id, name, listing, started, trigger, lease_key=lease_key,
+                    holder=holder, tools_withheld=tools_withheld)
+
+
+def _child_release(key: str, holder: str) -> None:
+    _carried(leases.release, child_context().db, key, holder)
+
+
+def _child_pid() -> int:
+    return os.getpid()
+
+
+class ProcessWriter:
+    """The steps in one writer process, first in first out, started with ``spawn`` (a fork of this
+    threaded, event-looped process is not safe) and kept until :meth:`close`.
+
+    A listing that is likely unchanged is sent without its tools: the no-change fast path needs
+    none, and pickling them would cost this process as much as the fast path costs the writer. Should
+    the fast path not hold after all, the writer says so (``ToolsWithheld``, nothing written) and the
+    listing goes again, whole. Should the writer process die, the sweep goes on with an
+    :class:`InlineWriter` (logged); a step in flight then may have been committed or not, and the
+    inline writer's repeat of it is harmless (reconcile re-reads what is stored; the lease release
+    matches nothing).
+    """
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.inline = InlineWriter(ctx)
+        self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_child_init, initargs=(ctx.settings,),
+        )
+        # Starting the process takes about a second (a fresh interpreter importing the write side);
+        # until it answers, passes write in this process, so a sweep never waits for it.
+        self._started: Future[int] = self._pool.submit(_child_pid)
+
+    @property
+    def alive(self) -> bool:
+        return self._pool is not None
+
+    @property
+    def _up(self) -> bool:
+        return self._started.done() and self._pool is not None
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        pool = self._pool
+        if pool is None:
+            raise BrokenProcessPool("discovery writer process is gone")
+        try:
+            future: Future[T] = pool.submit(fn, *args)  # raises at once once the pool knows it is broken
+            return await asyncio.wrap_future(future)
+        except BrokenProcessPool:
+            if self._pool is pool:
+                log.warning("discovery writer process died; this process writes the rest of the sweep")
+                self._pool = None
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+    async def begin(self, key: str, lease_seconds: float, server_id: int, since: datetime | None) -> str | None:
+        if not self._up:
+            return await self.inline.begin(key, lease_seconds, server_id, since)
+        try:
+            return await self._run(_child_begin, key, lease_seconds, server_id, since, leases.HOLDER)
+        except BrokenProcessPool:
+            return await self.inline.begin(key, lease_seconds, server_id, since)
+
+    async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
+                    lease_key: str, *, likely_unchanged: bool) -> DiscoveryRunOut:
+        if not self._up:
+            return await self.inline.apply(server_id, name, listing, started, trigger, lease_key,
+                                           likely_unchanged=likely_unchanged)
+        try:
+            if likely_unchanged:
+                try:
+                    return await self._run(_child_apply, server_id, name, replace(listing, tools=[]), started,
+                                           trigger, lease_key, leases.HOLDER, True)
+                except ToolsWithheld:
+                    pass
+            return await self._run(_child_apply, server_id, name, listing, started, trigger, lease_key,
+                                   leases.HOLDER, False)
+        except BrokenProcessPool:
+            return await self.inline.apply(server_id, name, listing, started, trigger, lease_key,
+                                           likely_unchanged=likely_unchanged)
+
+    async def release(self, key: str) -> None:
+        if not self._up:
+            await self.inline.release(key)
+            return
+        try:
+            await self._run(_child_release, key, leases.HOLDER)
+        except BrokenProcessPool:
+            await self.inline.release(key)
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run the module-level function ``fn`` in the writer process (tests, diagnostics, benchmarks)."""
+        return await self._run(fn, *args)
+
+    async def pid(self) -> int:
+        """The writer process's id, once it has started (tests, diagnostics)."""
+        return await self._run(_child_pid)
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def writer_for(ctx: Context, servers: int) -> PassWriter:
+    """The writer for a sweep of ``servers`` passes: the Context's writer process when the sweep is
+    big enough (``discovery_writer_min_servers``; started on first use and kept for later sweeps),
+    else an inline writer."""
+    threshold = ctx.settings.discovery_writer_min_servers
+    if threshold <= 0 or servers < threshold:
+        return InlineWriter(ctx)
+    writer = ctx.discovery_writer
+    if not isinstance(writer, ProcessWriter) or not writer.alive:
+        writer = ctx.discovery_writer = ProcessWriter(ctx)
+    return writer

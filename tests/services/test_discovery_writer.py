@@ -1,0 +1,118 @@
+"""Big sweeps write through a writer process: the same outcome as writing in this process, on SQLite
+and PostgreSQL, and a sweep that outlives its writer process."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+from sqlalchemy import func, select
+
+from tests.upstreams import raw_listing_server
+from toolvet.db.models import DiscoveryRun, Lease
+from toolvet.services import discovery, leases, servers, tools
+from toolvet.services.context import Context
+from toolvet.services.discovery_writer import InlineWriter, ProcessWriter, writer_for
+from toolvet.settings import Settings
+
+pytestmark = pytest.mark.anyio
+
+SERVERS = 3
+
+
+def tool(name: str, description: str = "Does a thing.", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "description": description,
+            "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}, **extra}
+
+
+@pytest.fixture
+def wctx(settings: Settings) -> Iterator[Context]:
+    """A context whose every sweep of two or more servers goes through a writer process."""
+    context = Context.open(settings.model_copy(update={"discovery_writer_min_servers": 2}))
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+async def sweep(ctx: Context, admin: Any) -> list[Any]:
+    with anyio.fail_after(60):
+        return await discovery.discover(ctx, admin)
+
+
+def counts(run: Any) -> tuple[Any, ...]:
+    return (run.status, run.added, run.changed, run.unchanged, run.retired, run.rejected)
+
+
+async def test_a_sweep_through_the_writer_process_stores_what_an_inline_one_would(wctx, admin):
+    pages: dict[str | None, Any] = {None: {"tools": [tool("a"), tool("b", securitySchemes=[{"type": "noauth"}])]}}
+    with raw_listing_server(pages) as up:
+        for index in range(SERVERS):
+            servers.create_server(wctx, admin, {"name": f"up{index}", "url": up.url})
+        first = await sweep(wctx, admin)
+        assert isinstance(wctx.discovery_writer, ProcessWriter)
+        writer_pid = await wctx.discovery_writer.pid()
+        assert writer_pid != os.getpid()
+        again = await sweep(wctx, admin)  # likely unchanged: sent without its tools, takes the fast path
+        pages[None] = {"tools": [tool("a", "Now does another thing."), tool("c")]}
+        changed = await sweep(wctx, admin)  # the fast path fails: sent again, whole
+        assert await wctx.discovery_writer.pid() == writer_pid  # one writer process, kept across sweeps
+    assert [counts(r) for r in first] == [("ok", 2, 0, 0, 0, 0)] * SERVERS
+    assert [counts(r) for r in again] == [("ok", 0, 0, 2, 0, 0)] * SERVERS
+    assert [counts(r) for r in changed] == [("ok", 1, 1, 0, 1, 0)] * SERVERS
+    assert {r.runner for r in first + again + changed} == {leases.HOLDER}  # this process's passes
+    b = tools.get_tool(wctx, admin, "up0", "b")
+    assert b.retired_at is not None and b.definition["securitySchemes"] == [{"type": "noauth"}]
+    assert tools.get_tool(wctx, admin, "up2", "a").description == "Now does another thing."
+    with wctx.db.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Lease)) == 0
+        assert session.scalar(select(func.count()).select_from(DiscoveryRun)) == 3 * SERVERS
+
+
+async def test_a_server_leased_by_another_process_is_skipped_by_the_writer_process(wctx, admin):
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        for index in range(SERVERS):
+            servers.create_server(wctx, admin, {"name": f"up{index}", "url": up.url})
+        assert leases.acquire(wctx.db, "discover:up1", 60, holder="elsewhere")
+        runs = await sweep(wctx, admin)
+    assert [r.status for r in runs] == ["ok", "skipped", "ok"]
+    assert runs[1].error == "another toolvet process is discovering this server now"
+
+
+async def test_a_sweep_outlives_its_writer_process(wctx, admin, caplog):
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        for index in range(SERVERS):
+            servers.create_server(wctx, admin, {"name": f"up{index}", "url": up.url})
+        await sweep(wctx, admin)
+        writer = wctx.discovery_writer
+        assert isinstance(writer, ProcessWriter)
+        pid = await writer.pid()
+        os.kill(pid, signal.SIGKILL)
+        with caplog.at_level(logging.WARNING, logger="toolvet.discovery"):
+            runs = await sweep(wctx, admin)
+        assert [counts(r) for r in runs] == [("ok", 0, 0, 1, 0, 0)] * SERVERS
+        assert "writer process died" in caplog.text
+        assert not writer.alive
+        runs = await sweep(wctx, admin)  # the next big sweep starts a new writer process
+        assert isinstance(wctx.discovery_writer, ProcessWriter) and wctx.discovery_writer.alive
+        assert await wctx.discovery_writer.pid() != pid
+    assert [r.status for r in runs] == ["ok"] * SERVERS
+
+
+def test_small_sweeps_and_a_zero_threshold_stay_in_this_process(settings):
+    context = Context.open(settings.model_copy(update={"discovery_writer_min_servers": 0}))
+    try:
+        assert isinstance(writer_for(context, 10_000), InlineWriter)
+    finally:
+        context.close()
+    context = Context.open(settings)  # the default threshold
+    try:
+        assert isinstance(writer_for(context, 1), InlineWriter)
+        assert context.discovery_writer is None  # no process was started
+    finally:
+        context.close()
