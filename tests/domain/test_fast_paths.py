@@ -269,6 +269,37 @@ def test_member_texts_give_the_same_digest_size_and_fingerprint_on_random_defini
     assert members_taken > 1_000
 
 
+def test_json_decoded_definitions_give_the_same_digest_size_and_fingerprint():
+    """What a JSON decoder makes takes orjson's texts (``toolvet.jsontext``) and, when plain, no walk
+    of the schemas; the digest, size and fingerprint are the reference's exactly."""
+    from toolvet.domain.definitions import DefinitionError, read_claim
+
+    rng = random.Random(2026)
+    checked = 0
+    for _ in range(5_000):
+        definition = {random_string(rng): random_value(rng, 1) for _ in range(rng.randrange(0, 3))}
+        for key in ("title", "description"):
+            if rng.random() < 0.6:
+                definition[key] = random_string(rng)
+        definition["name"] = "t"
+        definition["inputSchema"] = {"type": "object", "properties": {
+            random_string(rng): {"default": random_value(rng, 1), "description": random_string(rng)}}}
+        definition["outputSchema"] = rng.choice([None, {"type": "object"}, {"enum": [random_value(rng, 2)]}])
+        definition["annotations"] = {random_string(rng): random_value(rng, 2)}
+        try:
+            decoded = json.loads(json.dumps(definition))
+        except (ValueError, UnicodeEncodeError):
+            continue
+        reference = reference_digest_size_fingerprint(decoded)
+        try:
+            claim = read_claim(decoded, 10**9, json_decoded=True)
+        except DefinitionError:
+            continue  # rejected (an invalid output schema, NaN, a lone surrogate): tested elsewhere
+        assert ((claim.digest, claim.size), claim.fingerprint) == reference, decoded
+        checked += 1
+    assert checked > 1_500  # (the rest are rejected, e.g. a key with a lone surrogate)
+
+
 @pytest.mark.parametrize("definition", [
     {},
     {"name": "t", "inputSchema": {"type": "object"}},
@@ -337,6 +368,23 @@ def test_static_findings_fast_screen_matches_the_exact_tests(monkeypatch):
                           "a": {"type": "string", "description": texts[2], "enum": ["x", "y"]}}},
                       "annotations": {"title": texts[3]}}
         assert findings.static_findings(definition) == slow_static_findings(definition, monkeypatch), texts
+
+
+def test_static_findings_text_screen_matches_the_exact_tests(monkeypatch):
+    """With the definition's JSON text (as read_claim makes it) the screen looks at every string at
+    once; the findings are exactly the exact tests' (escapes, such as a newline, skip the screen)."""
+    rng = random.Random(46)
+    pieces = ["ignore previous instructions", "ignore\nprevious instructions", "<IMPORTANT>", "system prompt",
+              "SYSTEM\tPROMPT", "do not tell the user", "before using this tool, read", "users", "x", "\u200b",
+              " ", "\t", "\n", "\x07", "\x1b", "é", "\u017fystem prompt", "\U000e0041", "\\", '"', "system"]
+    for _ in range(3_000):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4))) for _ in range(5)]
+        definition = {"name": "get_thing", "title": texts[0], "description": texts[1],
+                      "inputSchema": {"type": "object", "properties": {
+                          "a": {"type": "string", "description": texts[2], "enum": [texts[4], "y"]}}},
+                      "annotations": {"title": texts[3]}}
+        text = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        assert findings.static_findings(definition, text) == slow_static_findings(definition, monkeypatch), texts
 
 
 def test_a_phrase_split_across_texts_is_no_finding(monkeypatch):

@@ -458,12 +458,13 @@ async def test_an_edit_of_the_server_forces_the_full_path(ctx, admin):
     assert len(seen.on_tools()) > 1  # reconciled in full
 
 
-async def test_json_columns_hold_exactly_what_json_dumps_writes(ctx, admin):
+async def test_json_columns_hold_exactly_what_the_column_serializer_writes(ctx, admin):
     # write_changes binds each JSON value as text it encoded once (Preserialized); the stored text must
-    # be what the column would have written for the object, on both databases, history row included.
-    import json
-
+    # be what the column would have written for the object (toolvet.jsontext.compact, the engines'
+    # json_serializer), on both databases, history row included.
     from sqlalchemy import String, cast
+
+    from toolvet.jsontext import compact
 
     from toolvet.db.models import Tool
 
@@ -485,16 +486,18 @@ async def test_json_columns_hold_exactly_what_json_dumps_writes(ctx, admin):
         texts, objects = rows[raw["name"]][:6], rows[raw["name"]][6:]
         members = (raw, raw["inputSchema"], raw.get("outputSchema"), raw.get("annotations"), raw.get("icons"),
                    raw.get("_meta"))
-        assert list(texts) == [None if m is None else json.dumps(m) for m in members]
+        assert list(texts) == [None if m is None else compact(m) for m in members]
         assert list(objects) == list(members)
         assert list(objects[0]) == list(raw)  # key order kept
-        assert history[raw["name"]] == json.dumps(raw)
+        assert history[raw["name"]] == compact(raw)
+    assert rows["plain"][0] == ('{"name":"plain","description":"Does a thing.","inputSchema":'
+                                '{"type":"object","properties":{"q":{"type":"string"}}},"outputSchema":null}')
 
 
 async def test_a_changed_tool_is_written_with_the_same_texts(ctx, admin):
-    import json
-
     from sqlalchemy import String, cast
+
+    from toolvet.jsontext import compact
 
     from toolvet.db.models import Tool
 
@@ -509,24 +512,24 @@ async def test_a_changed_tool_is_written_with_the_same_texts(ctx, admin):
     with ctx.db.transaction() as session:
         stored = session.execute(select(cast(Tool.definition, String), cast(Tool.annotations, String))).one()
         texts = session.scalars(select(cast(ToolDefinition.definition, String)).order_by(ToolDefinition.id)).all()
-    assert tuple(stored) == (json.dumps(changed), json.dumps(changed["annotations"]))
-    assert texts == [json.dumps(tool("t")), json.dumps(changed)]
+    assert tuple(stored) == (compact(changed), compact(changed["annotations"]))
+    assert texts == [compact(tool("t")), compact(changed)]
 
 
 def test_preserialized_binds_as_its_text_and_reads_back_as_the_object(ctx):
-    import json
-
     from sqlalchemy import String, cast, insert, update
 
     from toolvet.db.models import Server
     from toolvet.db.types import Preserialized
+    from toolvet.jsontext import compact
 
-    value = {"b": [1, "é"], "a": None}
+    value = {"b": [1, "é"], "a": True}
     with ctx.db.engine.begin() as conn:
         conn.execute(insert(Server).values(name="p", transport="streamable-http", url="http://x",
                                            server_info=Preserialized.of(value), capabilities=None))
         row = conn.execute(select(Server.server_info, cast(Server.server_info, String), Server.capabilities)
                            .where(Server.name == "p")).one()
-        assert (row[0], row[1], row[2]) == (value, json.dumps(value), None)
+        assert (row[0], row[1], row[2]) == (value, compact(value), None)
+        assert row[1] == '{"b":[1,"é"],"a":true}' 
         conn.execute(update(Server).where(Server.name == "p").values(server_info={"plain": 1}))
         assert conn.scalar(select(Server.server_info).where(Server.name == "p")) == {"plain": 1}

@@ -116,3 +116,22 @@ def test_small_sweeps_and_a_zero_threshold_stay_in_this_process(settings):
         assert context.discovery_writer is None  # no process was started
     finally:
         context.close()
+
+
+async def test_leases_taken_ahead_for_passes_that_never_start_are_given_back(ctx, admin, monkeypatch):
+    """A sweep leases its next passes together; when it fails, the ones not started are released."""
+    from toolvet.services import discovery_writer
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("disk full")
+
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        for index in range(40):  # more than discovery_concurrency (16): leases are taken ahead
+            servers.create_server(ctx, admin, {"name": f"up{index:02d}", "url": up.url})
+        monkeypatch.setattr(discovery_writer, "apply_listing", broken)
+        with pytest.raises(BaseException) as raised:
+            await sweep(ctx, admin)
+        monkeypatch.undo()
+    assert "disk full" in repr(raised.value) or any("disk full" in repr(e) for e in raised.value.exceptions)
+    with ctx.db.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Lease)) == 0

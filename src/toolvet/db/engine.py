@@ -10,14 +10,17 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from toolvet.jsontext import compact
+
 
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; for SQLite, the parent directory is created and foreign keys enforced."""
+    """An engine for ``url``; for SQLite, the parent directory is created and foreign keys enforced.
+    JSON columns are written as :func:`toolvet.jsontext.compact` text on both databases."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[1] if "///" in url else ""
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, json_serializer=compact)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -28,7 +31,7 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=compact)
 
 
 class Database:

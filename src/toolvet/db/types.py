@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import JSON, DateTime
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
+
+from toolvet.jsontext import compact
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -31,20 +32,21 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 
 class Preserialized(str):
-    """JSON text already encoded exactly as ``json.dumps(value)`` (default arguments) encodes ``value``.
+    """JSON text already encoded exactly as a JSON column encodes the value
+    (:func:`toolvet.jsontext.compact`, the engines' ``json_serializer``).
 
     Bound to a :data:`Json` column it is stored as this text, not serialised again: a caller that has
-    the text (e.g. a definition assembled from its members' texts) pays for one encoding, not one per
-    column. The text must be what ``json.dumps`` would give, so reads are unchanged; never wrap None
-    (a NULL column), wrap nothing but a value's own ``json.dumps`` text.
+    the text (e.g. a definition and its members for the tool row and its history row) pays for one
+    encoding, not one per column. Never wrap None (a NULL column), wrap nothing but a value's own
+    ``compact`` text.
     """
 
     __slots__ = ()
 
     @classmethod
     def of(cls, value: Any) -> Preserialized:
-        """``json.dumps(value)`` as a Preserialized text."""
-        return cls(json.dumps(value))
+        """``compact(value)`` as a Preserialized text."""
+        return cls(compact(value))
 
 
 def _passthrough(text: str) -> str:
@@ -66,7 +68,7 @@ class _JsonColumn(TypeDecorator[Any]):
             def text(value: Preserialized) -> Any:
                 return psycopg_json(str(value), _passthrough)
         else:
-            # JSON's private string type: how the dialect binds the text json.dumps would produce.
+            # JSON's private string type: how the dialect binds the text the serializer would produce.
             string_process = impl._str_impl.bind_processor(dialect)  # type: ignore[attr-defined]
 
             def text(value: Preserialized) -> Any:

@@ -14,8 +14,10 @@ from toolvet.domain.fingerprint import (
     definition_digest_and_size,
     definition_fingerprint,
     fingerprint_from_members,
+    plain_definition_fingerprint,
     sorted_member_texts,
 )
+from toolvet.jsontext import sorted_compact_plain
 
 
 class DefinitionError(ValueError):
@@ -43,6 +45,8 @@ class ToolClaim:
     fingerprint: str
     digest: str
     size: int = field(compare=False)
+    #: The definition as sorted compact JSON (what the digest hashes), when read_claim made it.
+    text: str | None = field(default=None, compare=False, repr=False)
 
 
 #: The meta-schemas a definition may name in ``$schema``. Any other URI is refused *before* validation:
@@ -89,8 +93,12 @@ def _optional(raw: dict[str, Any], key: str, kind: type, kind_name: str) -> Any:
     return value
 
 
-def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
-    """Turn one advertised tool object into a claim, or raise DefinitionError naming the problem."""
+def read_claim(raw: Any, max_bytes: int, *, json_decoded: bool = False) -> ToolClaim:
+    """Turn one advertised tool object into a claim, or raise DefinitionError naming the problem.
+
+    ``json_decoded`` says ``raw`` is exactly what a JSON decoder made (a listing always is): its texts
+    are then made by orjson (``toolvet.jsontext``) and its fingerprint needs no walk of the schemas.
+    """
     if not isinstance(raw, dict):
         raise DefinitionError(f"tool is not a JSON object (got {type(raw).__name__})")
     name = raw.get("name")
@@ -98,12 +106,20 @@ def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
         raise DefinitionError("name is missing or not a non-empty string", "name")
     # One serialisation of each member gives the size, the whole-object digest and (when the
     # contract members are provably JCS-equal to it) the fingerprint.
+    text = None
+    members = None
+    plain = False
     try:
-        members = sorted_member_texts(raw)
-        if members is None:
+        if json_decoded:
+            text, plain = sorted_compact_plain(raw)
+        else:
+            members = sorted_member_texts(raw)
+            if members is not None:
+                text = assemble_sorted(members)
+        if text is None:
             digest, size = definition_digest_and_size(raw)
         else:
-            data = assemble_sorted(members).encode()
+            data = text.encode()
             digest, size = "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
     except TypeError as exc:
         raise DefinitionError(f"not serialisable as JSON: {exc}") from None
@@ -125,7 +141,10 @@ def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
     meta = _optional(raw, "_meta", dict, "an object")
     read_only = annotations.get("readOnlyHint") if annotations else None
     try:
-        fp = definition_fingerprint(raw) if members is None else fingerprint_from_members(raw, members)
+        if plain:
+            fp = plain_definition_fingerprint(raw)
+        else:
+            fp = definition_fingerprint(raw) if members is None else fingerprint_from_members(raw, members)
     except (rfc8785.CanonicalizationError, ValueError) as exc:
         raise DefinitionError(f"not canonical JSON (RFC 8785): {exc}") from None
     return ToolClaim(
@@ -142,4 +161,5 @@ def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
         fingerprint=fp,
         digest=digest,
         size=size,
+        text=text,
     )

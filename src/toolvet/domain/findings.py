@@ -120,6 +120,23 @@ def _plainly_clean(texts: list[str]) -> bool:
     return _ANY_INSTRUCTION.search(joined) is None
 
 
+def _plainly_clean_text(text: str) -> bool:
+    """:func:`_plainly_clean` for every string of a definition at once, from its JSON text.
+
+    Without a backslash the JSON text holds no escape, so each string of the definition appears in it
+    literally (``json.dumps`` escapes every control character below U+0020). Then a printable text
+    holds no invisible character, and an instruction pattern that matches one string matches the text
+    (the punctuation around a string is a word boundary as its own ends are). The text holds more
+    strings than the findings look at; a hit on one of those only sends the definition to the exact
+    per-text tests.
+    """
+    if "\\" in text or not text.isprintable():
+        return False
+    if text.isascii() and not _may_instruct(text.lower()):
+        return True
+    return _ANY_INSTRUCTION.search(text) is None
+
+
 def _invisible(ch: str) -> bool:
     # Cf covers zero-width and bidirectional controls (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069,
     # U+FEFF); tag characters U+E0000-U+E007F can smuggle text; C0/C1 controls other than whitespace.
@@ -162,13 +179,14 @@ def _finding(kind: str, message: str, path: str | None = None) -> dict[str, Any]
     return {"kind": kind, "message": message, **({"path": path} if path else {})}
 
 
-def static_findings(definition: dict[str, Any]) -> list[dict[str, Any]]:
-    """Findings that a definition earns on its own."""
+def static_findings(definition: dict[str, Any], text: str | None = None) -> list[dict[str, Any]]:
+    """Findings that a definition earns on its own. ``text``, the definition as JSON (compact, not
+    ASCII-escaped) when the caller has it, lets a clean definition skip the walk of its schemas."""
     found: list[dict[str, Any]] = []
     name = definition.get("name")
     if isinstance(name, str) and not is_conventional_tool_name(name):
         found.append(_finding("name-pattern", f"name {name!r} does not match {TOOL_NAME_PATTERN}", "name"))
-    if _plainly_clean(_strings(definition)):
+    if (text is not None and _plainly_clean_text(text)) or _plainly_clean(_strings(definition)):
         return found
     for path, text in _texts(definition):
         if not _plainly_visible(text):

@@ -8,6 +8,8 @@ from typing import Any, Final
 
 import rfc8785
 
+from toolvet.jsontext import sorted_compact, sorted_part
+
 # RFC 8785 refuses integers outside the range a double holds exactly; the fast path must not accept more.
 _JCS_INT_MIN: Final = -(2**53) + 1
 _JCS_INT_MAX: Final = 2**53 - 1
@@ -104,15 +106,26 @@ def definition_digest(definition: Any) -> str:
     return definition_digest_and_size(definition)[0]
 
 
-def definition_digest_and_size(definition: Any) -> tuple[str, int]:
+def plain_definition_fingerprint(definition: dict[str, Any]) -> str:
+    """:func:`definition_fingerprint` of a definition that :func:`toolvet.jsontext.sorted_compact_plain`
+    found plain: its contract's sorted text is its JCS text (no float, no integer JCS refuses, no key
+    that sorts otherwise in UTF-16), made in one go without a walk of the schemas."""
+    contract = {key: definition.get(key) for key in _CONTRACT_KEYS}
+    return "sha256:" + hashlib.sha256(sorted_part(contract).encode()).hexdigest()
+
+
+def definition_digest_and_size(definition: Any, *, json_decoded: bool = False) -> tuple[str, int]:
     """:func:`definition_digest` and the definition's size in bytes as compact UTF-8 JSON, from one
     serialisation.
 
     Sorting the keys only permutes an object's members, so the sorted text is exactly as long as the
     compact text in the server's own key order: the size limit (SPEC §4.1) needs no second
     ``json.dumps``. Raises ValueError for NaN or infinities and UnicodeEncodeError (a ValueError) for
-    a lone surrogate, which UTF-8 cannot hold.
+    a lone surrogate, which UTF-8 cannot hold. ``json_decoded``: see :func:`toolvet.jsontext.sorted_compact`.
     """
+    if json_decoded:
+        data = sorted_compact(definition, json_decoded=True).encode()
+        return "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
     members = sorted_member_texts(definition)
     if members is None:
         data = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False,

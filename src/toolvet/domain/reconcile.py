@@ -99,7 +99,7 @@ def _same_definition(raw: Any, digest: str, max_definition_bytes: int) -> bool:
     a definition over the limit then takes ``read_claim`` and is rejected (and so retired).
     """
     try:
-        same, size = definition_digest_and_size(raw)
+        same, size = definition_digest_and_size(raw, json_decoded=True)
     except ValueError:
         return False
     return same == digest and size <= max_definition_bytes
@@ -109,7 +109,7 @@ def reconcile(
     stored: list[StoredTool], listing: list[Any], *, complete: bool, max_definition_bytes: int,
     load_input_schemas: SchemaLoader | None = None,
 ) -> ChangeSet:
-    """Compare a server's advertised listing with its stored tools.
+    """Compare a server's advertised listing (its tools as a JSON decoder made them) with its stored tools.
 
     ``complete`` is False for an incomplete pass; such a pass may add and update what it saw but
     retires nothing. (A failed pass is never reconciled at all.) ``load_input_schemas`` supplies the
@@ -133,7 +133,7 @@ def reconcile(
             changes.unchanged_ids.append(known.id)
             continue
         try:
-            claims.append(read_claim(raw, max_definition_bytes))
+            claims.append(read_claim(raw, max_definition_bytes, json_decoded=True))
         except DefinitionError as exc:
             changes.rejected.append(Rejection(index, name, str(exc)))
 
@@ -142,7 +142,7 @@ def reconcile(
         seen.add(claim.name)
         known = by_name.get(claim.name)
         if known is None:
-            changes.added.append(Upsert(None, claim, static_findings(claim.definition)))
+            changes.added.append(Upsert(None, claim, static_findings(claim.definition, claim.text)))
         elif known.digest != claim.digest or known.retired:
             changed.append((known, claim))
         else:
@@ -150,7 +150,7 @@ def reconcile(
 
     before = _input_schemas([known for known, _ in changed], load_input_schemas)
     for known, claim in changed:
-        findings = static_findings(claim.definition) + change_findings(
+        findings = static_findings(claim.definition, claim.text) + change_findings(
             before[known.id], known.advertised_read_only, claim.definition, claim.advertised_read_only
         )
         changes.changed.append(Upsert(known.id, claim, findings, revived=known.retired))

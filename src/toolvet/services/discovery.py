@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import anyio
+import anyio.abc
 import anyio.to_thread
 import httpx2
 from sqlalchemy import func, select
@@ -24,7 +25,7 @@ from toolvet.schemas.common import Page
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.discovery_writer import InlineWriter, PassWriter, writer_for
+from toolvet.services.discovery_writer import PassWriter, writer_for
 from toolvet.services.discovery_writes import listing_key, run_out
 from toolvet.services.servers import load as load_server
 from toolvet.upstream_http import upstream_client
@@ -103,33 +104,76 @@ async def discover(
     return await run_passes(ctx, plans, trigger=trigger, on_run=on_run, http=http)
 
 
+def lease_seconds(ctx: Context) -> float:
+    """How long a sweep's leases last: a pass's lease is taken with those of the next passes (up to
+    ``2 * discovery_concurrency`` leased passes wait for a slot, two rounds of passes at most), so it
+    covers three passes at their ``pass_timeout`` and a minute to spare."""
+    return max(ctx.settings.lease_seconds, 3 * ctx.settings.pass_timeout + 60)
+
+
 async def run_passes(
     ctx: Context, plans: Sequence[PassPlan], *, trigger: str, on_run: OnRun | None = None,
     http: httpx2.AsyncClient | None = None, unless_discovered_since: datetime | None = None,
 ) -> list[DiscoveryRunOut]:
     """Run ``plans``, at most ``discovery_concurrency`` at a time, their database steps through one
-    writer (``services.discovery_writer``: a writer process for a big sweep, else this process)."""
+    writer (``services.discovery_writer``: a writer process for a big sweep, else this process).
+
+    Leases are taken ``discovery_concurrency`` servers at a time, one transaction each, ahead of the
+    passes that need them; a server another process is listing is skipped, and with
+    ``unless_discovered_since`` so is one discovered since (another process's scheduler beat us).
+    A lease taken for a pass that never starts (the sweep failed or was cancelled) is given back.
+    """
     reports: list[DiscoveryRunOut | None] = [None] * len(plans)
-    limiter = anyio.CapacityLimiter(ctx.settings.discovery_concurrency)
+    concurrency = ctx.settings.discovery_concurrency
     writer = writer_for(ctx, len(plans))
+    leased: dict[int, str] = {}  # leases taken for passes not started yet, by plan index
     owned = http is None
     client = http or shared_http_client(ctx)
-    try:
-        async def one(index: int, item: PassPlan) -> None:
-            async with limiter:
-                reports[index] = report = await run_pass(ctx, item, trigger=trigger, http=client,
-                                                         unless_discovered_since=unless_discovered_since,
-                                                         writer=writer)
-            if on_run is not None:
-                on_run(report)
 
+    def done(index: int, report: DiscoveryRunOut) -> None:
+        reports[index] = report
+        if on_run is not None:
+            on_run(report)
+
+    send, receive = anyio.create_memory_object_stream[tuple[int, PassPlan]](concurrency)
+
+    async def lease_ahead() -> None:
+        async with send:
+            for start in range(0, len(plans), concurrency):
+                chunk = list(enumerate(plans[start:start + concurrency], start))
+                keys = [(_lease_key(item), item.server_id) for _, item in chunk]
+                whys = await writer.begin(keys, lease_seconds(ctx), unless_discovered_since)
+                leased.update((index, key) for (index, _), (key, _), why in zip(chunk, keys, whys, strict=True)
+                              if why is None)
+                for (index, item), why in zip(chunk, whys, strict=True):
+                    if why is None:
+                        await send.send((index, item))
+                    else:
+                        done(index, _skipped(item, trigger, why))
+
+    async def work(queue: anyio.abc.ObjectReceiveStream[tuple[int, PassPlan]]) -> None:
+        async with queue:
+            async for index, item in queue:
+                key = leased.pop(index)
+                done(index, await run_pass(ctx, item, key, trigger=trigger, http=client, writer=writer))
+
+    try:
         async with anyio.create_task_group() as tg:
-            for index, item in enumerate(plans):
-                tg.start_soon(one, index, item)
+            tg.start_soon(lease_ahead)
+            async with receive:
+                for _ in range(min(concurrency, len(plans))):
+                    tg.start_soon(work, receive.clone())
     finally:
-        if owned:
-            await client.aclose()
+        with anyio.CancelScope(shield=True):
+            for key in leased.values():
+                await writer.release(key)
+            if owned:
+                await client.aclose()
     return [r for r in reports if r is not None]
+
+
+def _lease_key(item: PassPlan) -> str:
+    return f"discover:{item.name}"
 
 
 def _skipped(item: PassPlan, trigger: str, why: str) -> DiscoveryRunOut:
@@ -140,34 +184,24 @@ def _skipped(item: PassPlan, trigger: str, why: str) -> DiscoveryRunOut:
 
 
 async def run_pass(
-    ctx: Context, item: PassPlan, *, trigger: str, http: httpx2.AsyncClient | None,
-    unless_discovered_since: datetime | None = None, writer: PassWriter | None = None,
+    ctx: Context, item: PassPlan, lease_key: str, *, trigger: str, http: httpx2.AsyncClient | None,
+    writer: PassWriter,
 ) -> DiscoveryRunOut:
-    """One pass over one server under its lease; a server another process is listing is skipped, and
-    so is one discovered after ``unless_discovered_since`` (another process's scheduler beat us).
-
-    The database steps go through ``writer`` (an inline one when none is given). The lease is
-    released in the transaction that records the run; only a pass that fails or is cancelled before
-    that commits releases it separately, shielded.
-    """
-    writer = writer if writer is not None else InlineWriter(ctx)
-    key = f"discover:{item.name}"
-    lease_for = max(ctx.settings.lease_seconds, ctx.settings.pass_timeout + 60)
-    why = await writer.begin(key, lease_for, item.server_id, unless_discovered_since)
-    if why is not None:
-        return _skipped(item, trigger, why)
+    """One pass over one server whose lease ``lease_key`` is held. The lease is released in the
+    transaction that records the run; only a pass that fails or is cancelled before that commits
+    releases it separately, shielded."""
     released = False
     try:
         started = utcnow()
         listing = await fetch_listing(item.target, limits_from(ctx), http)
-        report = await writer.apply(item.server_id, item.name, listing, started, trigger, key,
+        report = await writer.apply(item.server_id, item.name, listing, started, trigger, lease_key,
                                     likely_unchanged=_likely_unchanged(ctx, item, listing))
         released = True  # committed with the run (a thread hop is not abandoned on cancel)
         return report
     finally:
         if not released:
             with anyio.CancelScope(shield=True):
-                await writer.release(key)
+                await writer.release(lease_key)
 
 
 def _likely_unchanged(ctx: Context, item: PassPlan, listing: Listing) -> bool:

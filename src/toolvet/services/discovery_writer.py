@@ -1,12 +1,13 @@
 """Where a sweep's database work runs: in this process, or in a writer process of its own.
 
-A pass has three database steps: ``begin`` (take the server's lease), ``apply`` (reconcile the
-listing and record the run, releasing the lease in that transaction) and ``release`` (give the lease
-back after a pass that never got to ``apply``). Discovery is CPU-bound under the GIL: reconciling a
-listing of 50 new tools costs about as much as fetching it, so in one process a big sweep runs at
-the sum of the two. :class:`ProcessWriter` runs every database step of a sweep in one separate
-process, which reconciles on another core while this one fetches the next listings; one writer
-also means the sweep's writes never wait on each other for SQLite's lock.
+A pass has three database steps: ``begin`` (take the server's lease; a sweep takes those of its
+next passes together), ``apply`` (reconcile the listing and record the run, releasing the lease in
+that transaction) and ``release`` (give the lease back after a pass that never got to ``apply``).
+Discovery is CPU-bound under the GIL: reconciling a listing of 50 new tools costs about as much as
+fetching it, so in one process a big sweep runs at the sum of the two. :class:`ProcessWriter` runs
+every database step of a sweep in one separate process, which reconciles on another core while this
+one fetches the next listings; one writer also means the sweep's writes never wait on each other
+for SQLite's lock.
 
 :class:`InlineWriter` is the same three steps in this process, for small sweeps (a writer process
 costs about a second to start) and as the fallback when a writer process dies. The writer process
@@ -21,7 +22,7 @@ import logging
 import multiprocessing
 import os
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
@@ -37,7 +38,7 @@ from toolvet.domain.listing import Listing
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases
 from toolvet.services.context import Context
-from toolvet.services.discovery_writes import ToolsWithheld, apply_listing, begin_pass
+from toolvet.services.discovery_writes import ToolsWithheld, apply_listing, begin_passes
 from toolvet.settings import Settings
 
 log = logging.getLogger("toolvet.discovery")
@@ -49,9 +50,10 @@ __all__ = ["InlineWriter", "PassWriter", "ProcessWriter", "writer_for"]
 class PassWriter(Protocol):
     """The database steps of discovery passes."""
 
-    async def begin(self, key: str, lease_seconds: float, server_id: int, since: datetime | None) -> str | None:
-        """Take the pass's lease (and, with ``since``, check nobody discovered the server since).
-        Returns why the pass is skipped (lease not held), or None when the pass goes on."""
+    async def begin(self, passes: Sequence[tuple[str, int]], lease_seconds: float,
+                    since: datetime | None) -> list[str | None]:
+        """Take the leases of ``passes`` (lease key, server id) and, with ``since``, check nobody
+        discovered their servers since. Per pass, why it is skipped (lease not held), or None."""
         ...
 
     async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
@@ -73,10 +75,11 @@ class InlineWriter:
         self.ctx = ctx
         self.limiter = limiter if limiter is not None else anyio.CapacityLimiter(1)
 
-    async def begin(self, key: str, lease_seconds: float, server_id: int, since: datetime | None) -> str | None:
-        # Two tiny statements: on the loop, a thread hop would cost more than they do.
+    async def begin(self, passes: Sequence[tuple[str, int]], lease_seconds: float,
+                    since: datetime | None) -> list[str | None]:
+        # A few small statements: on the loop, a thread hop would cost more than they do.
         async with self.limiter:
-            return begin_pass(self.ctx.db, key, lease_seconds, server_id, since)
+            return begin_passes(self.ctx.db, passes, lease_seconds, since)
 
     async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
                     lease_key: str, *, likely_unchanged: bool) -> DiscoveryRunOut:
@@ -126,8 +129,9 @@ def _carried(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise WriterFailure(f"{detail}\n{traceback.format_exc()}") from None
 
 
-def _child_begin(key: str, lease_seconds: float, server_id: int, since: datetime | None, holder: str) -> str | None:
-    return _carried(begin_pass, child_context().db, key, lease_seconds, server_id, since, holder=holder)
+def _child_begin(passes: Sequence[tuple[str, int]], lease_seconds: float, since: datetime | None,
+                 holder: str) -> list[str | None]:
+    return _carried(begin_passes, child_context().db, passes, lease_seconds, since, holder=holder)
 
 
 def _child_apply(server_id: int, name: str, listing: Listing, started: datetime, trigger: str, lease_key: str,
@@ -190,13 +194,14 @@ class ProcessWriter:
                 pool.shutdown(wait=False, cancel_futures=True)
             raise
 
-    async def begin(self, key: str, lease_seconds: float, server_id: int, since: datetime | None) -> str | None:
+    async def begin(self, passes: Sequence[tuple[str, int]], lease_seconds: float,
+                    since: datetime | None) -> list[str | None]:
         if not self._up:
-            return await self.inline.begin(key, lease_seconds, server_id, since)
+            return await self.inline.begin(passes, lease_seconds, since)
         try:
-            return await self._run(_child_begin, key, lease_seconds, server_id, since, leases.HOLDER)
+            return await self._run(_child_begin, passes, lease_seconds, since, leases.HOLDER)
         except BrokenProcessPool:
-            return await self.inline.begin(key, lease_seconds, server_id, since)
+            return await self.inline.begin(passes, lease_seconds, since)
 
     async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
                     lease_key: str, *, likely_unchanged: bool) -> DiscoveryRunOut:

@@ -6,11 +6,10 @@ and the run's record. ``services.discovery`` plans and runs passes; this module 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import partial
-from typing import Any, Protocol, cast
+from typing import Any, Final, Protocol, cast
 
 from sqlalchemy import BindParameter, Connection, Update, bindparam, delete, func, insert, select, update
 
@@ -21,6 +20,7 @@ from toolvet.db.types import Preserialized, utcnow
 from toolvet.domain.listing import Listing
 from toolvet.domain.reconcile import ChangeSet, StoredTool, Upsert, reconcile
 from toolvet.errors import NotFound
+from toolvet.jsontext import compact
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases
 from toolvet.services.context import Context
@@ -130,34 +130,21 @@ def _input_schemas(conn: Connection, tool_ids: Sequence[int]) -> Mapping[int, An
     return {r.id: r.input_schema for r in rows}
 
 
-_dumps = json.JSONEncoder().encode  # json.dumps(value) with default arguments, as the JSON columns store it
-
 #: The JSON columns that hold a member of the definition, by the member's name.
 _MEMBER_COLUMNS = (("inputSchema", "input_schema"), ("outputSchema", "output_schema"),
                    ("annotations", "annotations"), ("icons", "icons"), ("_meta", "meta"))
 
 
 def _json_values(claim: Any) -> dict[str, Any]:
-    """The definition and its member columns, each JSON value encoded once.
-
-    ``json.dumps`` of a dict with str keys is ``{`` + ``"key": value`` pairs in the dict's own order,
-    joined by ``, `` + ``}``; so the members' texts make up the definition's text, and each is bound
-    as :class:`Preserialized` (stored as given, the same text the column would have written). A
-    definition that is not a plain dict with str keys is bound as objects, serialised by the column.
-    """
+    """The definition and its member columns, each encoded once, as the columns would encode them
+    (:func:`toolvet.jsontext.compact`), and bound as :class:`Preserialized` texts: the definition's
+    text serves both the tool row and its history row."""
     d = claim.definition
-    members: dict[str, str] | None = None
-    if type(d) is dict and all(type(k) is str for k in d):
-        members = {k: _dumps(v) for k, v in d.items()}
-    if members is None:
-        values = {"definition": d, "input_schema": claim.input_schema, "output_schema": claim.output_schema,
-                  "annotations": claim.annotations, "icons": claim.icons, "meta": claim.meta}
-        return values
-    values = {"definition": Preserialized("{" + ", ".join([_dumps(k) + ": " + text
-                                                           for k, text in members.items()]) + "}")}
+    values: dict[str, Any] = {"definition": Preserialized(compact(d))}
     for member, column in _MEMBER_COLUMNS:
+        value = d.get(member)
         # A null or absent member is SQL NULL (none_as_null), never the text "null".
-        values[column] = None if d.get(member) is None else Preserialized(members[member])
+        values[column] = None if value is None else Preserialized(compact(value))
     return values
 
 
@@ -220,30 +207,33 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
             conn.execute(_RETIRE_STALE, {"p_ids": changes.retire_ids, "p_retired_at": now})
 
 
-_SELECT_LAST_DISCOVERY = select(Server.last_discovery_at).where(Server.id == _param(Server.id))
+_SELECT_LAST_DISCOVERY = select(Server.id, Server.last_discovery_at).where(Server.id.in_(_ids()))
+
+#: Why a pass is skipped (its lease not held).
+LEASED_ELSEWHERE: Final = "another toolvet process is discovering this server now"
+DISCOVERED_MEANWHILE: Final = "discovered by another toolvet process meanwhile"
 
 
-def begin_pass(db: Database, key: str, lease_seconds: float, server_id: int, since: datetime | None, *,
-               holder: str = leases.HOLDER) -> str | None:
-    """Take a pass's lease and, for the scheduler, check nobody discovered the server since ``since``.
+def begin_passes(db: Database, passes: Sequence[tuple[str, int]], lease_seconds: float, since: datetime | None, *,
+                 holder: str = leases.HOLDER) -> list[str | None]:
+    """Take the leases of several passes (``(lease key, server id)`` each) in one transaction and, for
+    the scheduler, check nobody discovered their servers since ``since``.
 
-    Returns why the pass is skipped (the lease then not held), or None when the pass goes on holding
-    the lease. One call for what used to be up to three round trips.
+    Returns, per pass in order, why it is skipped (its lease then not held), or None when it goes on
+    holding its lease.
     """
-    if not leases.acquire(db, key, lease_seconds, holder):
-        return "another toolvet process is discovering this server now"
-    if since is None:
-        return None
-    try:
-        with db.engine.connect() as conn:
-            last = conn.execute(_SELECT_LAST_DISCOVERY, {"p_id": server_id}).scalar()
-    except BaseException:
-        leases.release(db, key, holder)
-        raise
-    if last is not None and last >= since:
-        leases.release(db, key, holder)
-        return "discovered by another toolvet process meanwhile"
-    return None
+    with db.engine.begin() as conn:
+        held = leases.acquire_many(conn, [key for key, _ in passes], lease_seconds, holder)
+        meanwhile: set[int] = set()
+        ids = [server_id for key, server_id in passes if key in held]
+        if since is not None and ids:
+            meanwhile = {row.id for row in conn.execute(_SELECT_LAST_DISCOVERY, {"p_ids": ids})
+                         if row.last_discovery_at is not None and row.last_discovery_at >= since}
+            for key, server_id in passes:
+                if server_id in meanwhile and key in held:
+                    leases.release_in(conn, key, holder)
+    return [LEASED_ELSEWHERE if key not in held else DISCOVERED_MEANWHILE if server_id in meanwhile else None
+            for key, server_id in passes]
 
 
 class ToolsWithheld(Exception):
