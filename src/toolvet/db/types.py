@@ -30,6 +30,25 @@ class UTCDateTime(TypeDecorator[datetime]):
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
+    def bind_processor(self, dialect: Dialect) -> Any:
+        """The usual processor (``process_bind_param``, then the dialect's own), remembering its last
+        answer: a discovery pass binds one ``now`` to every row it writes (tens of thousands of times
+        in a big sweep), and converting it again each time was a tenth of the pass's write cost."""
+        inner = super().bind_processor(dialect)
+        if inner is None:  # pragma: no cover - TypeDecorator always gives one when process_bind_param exists
+            return None
+        last: list[tuple[Any, Any]] = [(None, None)]  # (value, processed); replaced whole, never mutated
+
+        def process(value: Any) -> Any:
+            seen, processed = last[0]
+            if value is seen:  # the very same (immutable) datetime object
+                return processed
+            processed = inner(value)
+            last[0] = (value, processed)
+            return processed
+
+        return process
+
 
 class Preserialized(str):
     """JSON text already encoded exactly as a JSON column encodes the value

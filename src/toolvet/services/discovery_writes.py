@@ -13,6 +13,7 @@ from typing import Any, Final, Protocol, cast
 
 from sqlalchemy import BindParameter, Connection, Update, bindparam, delete, func, insert, select, update
 
+from toolvet.db.bulk import BulkInsert
 from toolvet.db.engine import Database
 from toolvet.db.models import DiscoveryRun, Server, Tool, ToolDefinition
 from toolvet.db.ownership import DISCOVERY_COLUMNS, only
@@ -44,12 +45,23 @@ _SELECT_STORED = select(
     Tool.id, Tool.name, Tool.definition_digest, Tool.advertised_read_only, Tool.retired_at
 ).where(Tool.server_id == _param(Tool.server_id))
 _SELECT_INPUT_SCHEMAS = select(Tool.id, Tool.input_schema).where(Tool.id.in_(_ids()))
-_INSERT_TOOLS = insert(Tool).returning(Tool.id, Tool.name)
+# A new tool's row: every column a pass writes, the operator-owned first values included.
+_TOOL_ROW_SHARED = ("server_id", "enabled", "writable", "first_seen_at", "last_seen_at", "retired_at")
+_TOOL_ROW_OWN = ("name", "title", "description", "definition", "input_schema", "output_schema", "annotations",
+                 "icons", "meta", "advertised_read_only", "definition_fingerprint", "definition_digest", "findings")
+# Of these, only server_id, name, enabled, writable and first_seen_at are not discovery's own, and a
+# new tool gets them once (SPEC §4.2); ``only`` refuses any other column not owned by discovery.
+only(DISCOVERY_COLUMNS, dict.fromkeys(set(_TOOL_ROW_SHARED + _TOOL_ROW_OWN)
+                                      - {"server_id", "name", "enabled", "writable", "first_seen_at"}), "discovery")
+_INSERT_TOOLS = BulkInsert(Tool.__table__, _TOOL_ROW_SHARED + _TOOL_ROW_OWN)  # type: ignore[arg-type]
+_SELECT_IDS_BY_NAME = select(Tool.id, Tool.name).where(Tool.server_id == _param(Tool.server_id),
+                                                       Tool.name.in_(bindparam("p_names", expanding=True)))
 _UPDATE_CLAIM = update(Tool).where(Tool.id == _param(Tool.id))  # SET: the discovery columns given
 _SELECT_KNOWN_DIGESTS = select(ToolDefinition.tool_id, ToolDefinition.digest).where(
     ToolDefinition.tool_id.in_(_ids())
 )
-_INSERT_HISTORY = insert(ToolDefinition)
+_INSERT_HISTORY = BulkInsert(ToolDefinition.__table__, ("tool_id", "digest", "fingerprint", "definition",  # type: ignore[arg-type]
+                                                        "first_seen_at"))
 # The no-change fast path's one tool write: every live tool of the server seen now, but only while the
 # server still has exactly the live tools the recorded listing left (p_count). An operator's delete
 # (or anything else that moved the count) makes it match nothing, and the pass reconciles in full.
@@ -176,14 +188,19 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
     if changes.added:
         # New tools get their first operator-owned values here, once (SPEC §4.2); never again.
         values = {u.claim.name: _json_values(u.claim) for u in changes.added}
-        rows = [{**_claim_columns(u, now, values[u.claim.name]), "server_id": server.id, "name": u.claim.name,
-                 "enabled": server.new_tools_enabled, "writable": True, "first_seen_at": now}
-                for u in changes.added]
-        ids = conn.execute(_INSERT_TOOLS, rows).all()
+        shared = {"server_id": server.id, "enabled": server.new_tools_enabled, "writable": True,
+                  "first_seen_at": now, "last_seen_at": now, "retired_at": None}
+        _INSERT_TOOLS.execute(conn, shared, [
+            {**values[u.claim.name], "name": u.claim.name, "title": u.claim.title, "description": u.claim.description,
+             "advertised_read_only": u.claim.advertised_read_only, "definition_fingerprint": u.claim.fingerprint,
+             "definition_digest": u.claim.digest, "findings": u.findings}
+            for u in changes.added])
+        ids = conn.execute(_SELECT_IDS_BY_NAME, {"p_server_id": server.id,
+                                                 "p_names": [u.claim.name for u in changes.added]}).all()
         by_name = {u.claim.name: u.claim for u in changes.added}
         # The history row stores the definition's text already made for the tool row.
         history += [{"tool_id": r.id, "digest": by_name[r.name].digest, "fingerprint": by_name[r.name].fingerprint,
-                     "definition": values[r.name]["definition"], "first_seen_at": now} for r in ids]
+                     "definition": values[r.name]["definition"]} for r in ids]
     if changes.changed:
         changed_ids = [u.tool_id for u in changes.changed]
         known = {(r.tool_id, r.digest) for r in conn.execute(_SELECT_KNOWN_DIGESTS, {"p_ids": changed_ids})}
@@ -194,9 +211,9 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         for u in changes.changed:
             if (u.tool_id, u.claim.digest) not in known:
                 history.append({"tool_id": u.tool_id, "digest": u.claim.digest, "fingerprint": u.claim.fingerprint,
-                                "definition": by_id[cast(int, u.tool_id)]["definition"], "first_seen_at": now})
+                                "definition": by_id[cast(int, u.tool_id)]["definition"]})
     if history:
-        conn.execute(_INSERT_HISTORY, history)
+        _INSERT_HISTORY.execute(conn, {"first_seen_at": now}, history)
     if changes.unchanged_ids:
         # One bulk statement for every unchanged tool (SPEC §4.2), never one write per row.
         conn.execute(_TOUCH_UNCHANGED, {"p_ids": changes.unchanged_ids, "p_last_seen_at": now})

@@ -1,0 +1,65 @@
+"""Many-row INSERTs whose repeated values are converted for the database once, not once per row.
+
+``Connection.execute(insert(table), rows)`` runs every value of every row through its column's bind
+processor, and builds a parameter set per row around it. For discovery's first pass (tens of
+thousands of tool rows of about twenty columns, most of them the same ``now``, server id and flags
+in every row of a pass) that bookkeeping cost more than the SQL. :class:`BulkInsert` compiles the
+INSERT with SQLAlchemy for the connection's dialect, converts each column's value with that column's
+own bind processor (``TypeEngine.bind_processor``, the very function ``execute`` would call), once
+for a value shared by all rows, and hands the rows to the driver's ``executemany`` through
+``Connection.exec_driver_sql``. What reaches the database is what ``execute`` would have sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Table, bindparam, insert
+from sqlalchemy.engine import Dialect
+
+__all__ = ["BulkInsert"]
+
+Processor = Callable[[Any], Any]
+
+
+class BulkInsert:
+    """INSERT of ``columns`` into ``table``, for many rows at once."""
+
+    def __init__(self, table: Table, columns: Sequence[str]) -> None:
+        self.table = table
+        self.columns = tuple(columns)
+        self._compiled: dict[str, tuple[str, tuple[str, ...] | None, dict[str, Any]]] = {}
+
+    def _for(self, dialect: Dialect) -> tuple[str, tuple[str, ...] | None, dict[str, Any]]:
+        found = self._compiled.get(dialect.name)
+        if found is None:
+            statement = insert(self.table).values({name: bindparam(name) for name in self.columns})
+            compiled = statement.compile(dialect=dialect)
+            order = tuple(compiled.positiontup) if compiled.positional and compiled.positiontup else None
+            processors = {name: self.table.c[name].type.dialect_impl(dialect).bind_processor(dialect)
+                          for name in self.columns}
+            found = self._compiled[dialect.name] = (compiled.string, order, processors)
+        return found
+
+    def execute(self, conn: Connection, shared: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert ``rows`` (each the per-row columns), every row also taking the ``shared`` values.
+
+        Every column must be given, in ``shared`` or in each row (no column defaults are applied).
+        """
+        if not rows:
+            return
+        sql, order, processors = self._for(conn.dialect)
+        fixed = {name: _process(processors[name], value) for name, value in shared.items()}
+        row_processors = [(name, processors[name]) for name in self.columns if name not in fixed]
+        params: list[Any] = []
+        for row in rows:
+            values = dict(fixed)
+            for name, process in row_processors:
+                values[name] = process(row[name]) if process is not None else row[name]
+            params.append(tuple(values[name] for name in order) if order is not None else values)
+        conn.exec_driver_sql(sql, params)
+
+
+def _process(process: Processor | None, value: Any) -> Any:
+    return process(value) if process is not None else value
