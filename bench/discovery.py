@@ -46,7 +46,7 @@ from sqlalchemy import event, func, select
 
 from toolvet.db.models import Tool
 from toolvet.schemas.tools import DiscoveryRunOut
-from toolvet.services import discovery, servers
+from toolvet.services import servers
 from toolvet.services.auth import Principal, Role
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import ProcessWriter, child_context
@@ -350,6 +350,11 @@ async def timed_discover(ctx: Context, config: Config, name: str, *, first: bool
     """Time one ``discover`` of every enabled auto server and check its runs and the stored tool count."""
     writer_cpu, _ = await writer_usage(ctx)
     started, cpu = time.perf_counter(), time.process_time()
+    # Imported here, not at the top: the writer process (spawn) imports this script again as its main
+    # module, and should pay what it pays under the ``toolvet`` command (whose main module is the CLI),
+    # not the MCP SDK that only the fetching side needs.
+    from toolvet.services import discovery
+
     runs = await discovery.discover(ctx, ADMIN)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     writer_cpu_after, writer_rss = await writer_usage(ctx)

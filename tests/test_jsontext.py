@@ -113,3 +113,9 @@ def test_compact_refuses_what_json_refuses():
 
     with pytest.raises(TypeError):  # orjson would write a date; the standard library refuses it
         compact({"when": datetime.datetime(2026, 1, 1)})
+
+
+def test_a_float_free_value_is_not_searched_and_gives_the_same_text():
+    v = {"d": "x:1.5,", "n": [1, 2, None], "s": "server 3."}
+    assert sorted_compact_plain(v, float_free=True) == (reference_sorted(v), True)
+    assert sorted_compact_plain(v) == (reference_sorted(v), False)  # the string looks like a float: searched

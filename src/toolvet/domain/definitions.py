@@ -93,11 +93,12 @@ def _optional(raw: dict[str, Any], key: str, kind: type, kind_name: str) -> Any:
     return value
 
 
-def read_claim(raw: Any, max_bytes: int, *, json_decoded: bool = False) -> ToolClaim:
+def read_claim(raw: Any, max_bytes: int, *, json_decoded: bool = False, float_free: bool = False) -> ToolClaim:
     """Turn one advertised tool object into a claim, or raise DefinitionError naming the problem.
 
     ``json_decoded`` says ``raw`` is exactly what a JSON decoder made (a listing always is): its texts
     are then made by orjson (``toolvet.jsontext``) and its fingerprint needs no walk of the schemas.
+    ``float_free`` says the decoder saw no float in it (``Listing.float_free``).
     """
     if not isinstance(raw, dict):
         raise DefinitionError(f"tool is not a JSON object (got {type(raw).__name__})")
@@ -111,7 +112,7 @@ def read_claim(raw: Any, max_bytes: int, *, json_decoded: bool = False) -> ToolC
     plain = False
     try:
         if json_decoded:
-            text, plain = sorted_compact_plain(raw)
+            text, plain = sorted_compact_plain(raw, float_free=float_free)
         else:
             members = sorted_member_texts(raw)
             if members is not None:

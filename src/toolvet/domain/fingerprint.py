@@ -114,17 +114,19 @@ def plain_definition_fingerprint(definition: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(sorted_part(contract).encode()).hexdigest()
 
 
-def definition_digest_and_size(definition: Any, *, json_decoded: bool = False) -> tuple[str, int]:
+def definition_digest_and_size(definition: Any, *, json_decoded: bool = False,
+                               float_free: bool = False) -> tuple[str, int]:
     """:func:`definition_digest` and the definition's size in bytes as compact UTF-8 JSON, from one
     serialisation.
 
     Sorting the keys only permutes an object's members, so the sorted text is exactly as long as the
     compact text in the server's own key order: the size limit (SPEC §4.1) needs no second
     ``json.dumps``. Raises ValueError for NaN or infinities and UnicodeEncodeError (a ValueError) for
-    a lone surrogate, which UTF-8 cannot hold. ``json_decoded``: see :func:`toolvet.jsontext.sorted_compact`.
+    a lone surrogate, which UTF-8 cannot hold. ``json_decoded``, ``float_free``: see
+    :func:`toolvet.jsontext.sorted_compact`.
     """
     if json_decoded:
-        data = sorted_compact(definition, json_decoded=True).encode()
+        data = sorted_compact(definition, json_decoded=True, float_free=float_free).encode()
         return "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
     members = sorted_member_texts(definition)
     if members is None:

@@ -129,11 +129,6 @@ def _carried(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise WriterFailure(f"{detail}\n{traceback.format_exc()}") from None
 
 
-def _child_begin(passes: Sequence[tuple[str, int]], lease_seconds: float, since: datetime | None,
-                 holder: str) -> list[str | None]:
-    return _carried(begin_passes, child_context().db, passes, lease_seconds, since, holder=holder)
-
-
 def _child_apply(server_id: int, name: str, listing: Listing, started: datetime, trigger: str, lease_key: str,
                  holder: str, tools_withheld: bool) -> DiscoveryRunOut:
     return _carried(apply_listing, child_context(), server_id, name, listing, started, trigger, lease_key=lease_key,
@@ -196,12 +191,10 @@ class ProcessWriter:
 
     async def begin(self, passes: Sequence[tuple[str, int]], lease_seconds: float,
                     since: datetime | None) -> list[str | None]:
-        if not self._up:
-            return await self.inline.begin(passes, lease_seconds, since)
-        try:
-            return await self._run(_child_begin, passes, lease_seconds, since, leases.HOLDER)
-        except BrokenProcessPool:
-            return await self.inline.begin(passes, lease_seconds, since)
+        # Leases are taken here, in a thread (it may wait a moment for SQLite's write lock while the
+        # writer commits), not queued behind the writer's pending reconciles: a sweep leases its next
+        # passes while the current ones are written, and must not starve for them.
+        return await anyio.to_thread.run_sync(begin_passes, self.ctx.db, passes, lease_seconds, since)
 
     async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
                     lease_key: str, *, likely_unchanged: bool) -> DiscoveryRunOut:
