@@ -464,9 +464,8 @@ async def test_json_columns_hold_exactly_what_the_column_serializer_writes(ctx, 
     # json_serializer), on both databases, history row included.
     from sqlalchemy import String, cast
 
-    from toolvet.jsontext import compact
-
     from toolvet.db.models import Tool
+    from toolvet.jsontext import compact
 
     weather = tool("weather", title="Wéather \u2028", securitySchemes=[{"type": "noauth"}],
                    annotations={"readOnlyHint": True, "z": None}, _meta={"ui": {"visibility": ["model"]}},
@@ -497,9 +496,8 @@ async def test_json_columns_hold_exactly_what_the_column_serializer_writes(ctx, 
 async def test_a_changed_tool_is_written_with_the_same_texts(ctx, admin):
     from sqlalchemy import String, cast
 
-    from toolvet.jsontext import compact
-
     from toolvet.db.models import Tool
+    from toolvet.jsontext import compact
 
     with raw_listing_server({None: {"tools": [tool("t")]}}) as up:
         add(ctx, admin, up.url)
@@ -530,6 +528,6 @@ def test_preserialized_binds_as_its_text_and_reads_back_as_the_object(ctx):
         row = conn.execute(select(Server.server_info, cast(Server.server_info, String), Server.capabilities)
                            .where(Server.name == "p")).one()
         assert (row[0], row[1], row[2]) == (value, compact(value), None)
-        assert row[1] == '{"b":[1,"é"],"a":true}' 
+        assert row[1] == '{"b":[1,"é"],"a":true}'
         conn.execute(update(Server).where(Server.name == "p").values(server_info={"plain": 1}))
         assert conn.scalar(select(Server.server_info).where(Server.name == "p")) == {"plain": 1}
