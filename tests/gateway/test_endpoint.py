@@ -142,3 +142,16 @@ async def test_a_modern_call_finds_its_input_schema_without_listing_every_tool(t
                     result = await client.call_tool("demo_tool_0", {"a": 2, "b": 40})
                     assert not result.is_error and result.structured_content == {"result": 42}
     assert before == 1 and listings == before
+
+
+def test_the_sdk_tracing_span_is_off_unless_asked_for(ctx):
+    from mcp.server._otel import OpenTelemetryMiddleware
+
+    from toolvet.gateway.endpoint import Gateway
+
+    def traced(gateway: Gateway) -> bool:
+        return any(isinstance(m, OpenTelemetryMiddleware) for m in gateway.server.middleware)
+
+    assert not traced(Gateway(ctx))
+    ctx.settings = ctx.settings.model_copy(update={"gateway_tracing": True})
+    assert traced(Gateway(ctx))

@@ -7,6 +7,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from fastapi import Depends, FastAPI
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolvet import __version__
 from toolvet.api import errors
@@ -54,10 +55,31 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
 
 
-def create_app(ctx: Context) -> FastAPI:
+class ToolvetAPI(FastAPI):
+    """FastAPI, with the MCP endpoint's exact path answered ahead of the middleware stack.
+
+    A ``tools/call`` through ``/mcp`` is the latency-critical request; the stack's six layers
+    (Starlette's error and exception middleware, FastAPI's body limit and exit stack, toolvet's
+    error logging, the router) each wrap the request and every ``send`` of its response. ``/mcp``
+    needs none of them: the gateway enforces its own body limit (the SDK's) and access, and is wrapped
+    in :class:`~toolvet.api.errors.UnexpectedErrors` only. Any other path, ``/mcp`` under a proxy's
+    prefix included, takes the stack and the router, where ``/mcp`` is routed too.
+    """
+
+    #: The MCP endpoint's app, set by ``mount_gateway``.
+    mcp_app: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.mcp_app is not None and scope["type"] == "http" and scope["path"] == "/mcp":
+            await self.mcp_app(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
+def create_app(ctx: Context) -> ToolvetAPI:
     """The API over ``ctx``. Every router in ``routes.ROUTERS`` is mounted under ``/api/v1`` behind
     bearer-token authentication; permissions are checked by the services themselves."""
-    app = FastAPI(
+    app = ToolvetAPI(
         title="toolvet",
         version=__version__,
         description="Registry and gateway for MCP tools. "

@@ -25,6 +25,7 @@ from typing import Any, Final
 import anyio
 import mcp.types as types
 from fastapi import FastAPI
+from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
@@ -40,6 +41,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from toolvet import __version__
+from toolvet.api.errors import UnexpectedErrors
 from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError
 from toolvet.gateway import outcomes
 from toolvet.gateway.access import (
@@ -116,6 +118,10 @@ class Gateway:
             on_subscriptions_listen=self.listen,
             get_tool_input_schema=self._input_schema,
         )
+        if not ctx.settings.gateway_tracing:
+            # The SDK puts its OpenTelemetry span around every request by default (trace context read
+            # from _meta, a span made and ended): a tenth of a millisecond per call with no tracer.
+            self.server.middleware = [m for m in self.server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
         self.server.middleware.append(self._remember_session)
         self.manager: StreamableHTTPSessionManager | None = None
         self.gate = AccessGate(self._serve, self.tokens, self._requirement)
@@ -326,7 +332,10 @@ def mount_gateway(app: FastAPI, ctx: Context) -> Gateway:
         offered = await gateway.offered.get()
         return JSONResponse(metadata(request.scope, offered.scopes()))
 
-    # First in the routing table: an MCP call then skips matching every API route before it.
+    # Answered ahead of the app's middleware when the app allows it (api.app.ToolvetAPI), and routed
+    # first in the table otherwise (a prefixed path): an MCP call never matches every API route first.
+    if hasattr(app, "mcp_app"):
+        app.mcp_app = UnexpectedErrors(gateway.gate)
     app.router.routes.insert(0, Route("/mcp", endpoint=gateway.gate))
     for path in (METADATA_PATH, METADATA_PATH + "/mcp"):
         app.router.routes.append(Route(path, endpoint=resource_metadata, methods=["GET"]))
