@@ -113,7 +113,9 @@ class Gateway:
             title="toolvet gateway",
             instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
+            # A dict result is shaped and validated by the SDK's runner like a model (its _dump_result
+            # and per-version serialisation take both); the handler's type names only the model.
+            on_call_tool=self._call_tool,  # type: ignore[arg-type]
             on_read_resource=self._read_resource,
             on_subscriptions_listen=self.listen,
             get_tool_input_schema=self._input_schema,
@@ -197,7 +199,7 @@ class Gateway:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | dict[str, Any]:
         name = params.name
         server, sep, tool = name.partition("_")
         offered = (await self.offered.get()).by_name.get(name)

@@ -69,8 +69,13 @@ def pending_text(call: CallOut) -> str:
     )
 
 
-def result_of(call: CallOut, *, modern: bool) -> types.CallToolResult:
-    """The MCP result for a call's outcome, shaped for the client's era."""
+def result_of(call: CallOut, *, modern: bool) -> dict[str, Any]:
+    """The MCP result for a call's outcome, shaped for the client's era, as its wire dict.
+
+    It is checked against ``CallToolResult`` here (a malformed upstream result becomes an error
+    result that says so) and handed to the SDK as the dict: the SDK validates and shapes a dict for
+    the negotiated version itself, so returning the model only added a dump of it per call.
+    """
     if call.status is CallStatus.PENDING or (call.status in (CallStatus.APPROVED, CallStatus.RUNNING)):
         raw: dict[str, Any] = error_result(pending_text(call))
     elif call.status is CallStatus.EXPIRED:
@@ -86,10 +91,8 @@ def result_of(call: CallOut, *, modern: bool) -> types.CallToolResult:
         # The upstream's identity stamp: the client is talking to toolvet, which stamps its own.
         raw = {**raw, "_meta": {k: v for k, v in meta.items() if k != SERVER_INFO_KEY}}
     try:
-        return types.CallToolResult.model_validate(raw)
+        types.CallToolResult.model_validate(raw)
     except ValidationError as exc:
-        return types.CallToolResult.model_validate(
-            error_result(
-                f"{call.server_type}/{call.tool_name} returned a malformed result: {exc.errors()[0]['msg']}"
-            )
-        )
+        raw = error_result(f"{call.server_type}/{call.tool_name} returned a malformed result: {exc.errors()[0]['msg']}")
+    # 2026-07-28 results name their type; the model's dump filled the default, a dict must carry it.
+    return {"resultType": "complete", **raw} if modern else raw
