@@ -135,3 +135,32 @@ async def test_leases_taken_ahead_for_passes_that_never_start_are_given_back(ctx
     assert "disk full" in repr(raised.value) or any("disk full" in repr(e) for e in raised.value.exceptions)
     with ctx.db.transaction() as session:
         assert session.scalar(select(func.count()).select_from(Lease)) == 0
+
+
+async def test_withheld_listings_go_to_the_writer_together(wctx, admin, monkeypatch):
+    """Likely-unchanged listings go without their tools, several per round trip to the writer; one
+    whose fast path fails after all (an operator deleted a tool) is sent again whole."""
+    from toolvet.services import discovery_writer
+
+    batches: list[int] = []
+    run = ProcessWriter._run
+
+    async def counting(self: ProcessWriter, fn: Any, *args: Any) -> Any:
+        if fn is discovery_writer._child_apply_withheld:
+            batches.append(len(args[0]))
+        return await run(self, fn, *args)
+
+    with raw_listing_server({None: {"tools": [tool("a"), tool("b")]}}) as up:
+        for index in range(24):
+            servers.create_server(wctx, admin, {"name": f"up{index:02d}", "url": up.url})
+        await sweep(wctx, admin)
+        assert isinstance(wctx.discovery_writer, ProcessWriter)
+        await wctx.discovery_writer.pid()  # up: every apply now goes to it
+        tools.delete_tool(wctx, admin, "up07", "b")
+        monkeypatch.setattr(ProcessWriter, "_run", counting)
+        runs = await sweep(wctx, admin)
+    by_server = {r.server: counts(r) for r in runs}
+    assert by_server.pop("up07") == ("ok", 1, 0, 1, 0, 0)  # b added again, by the whole listing
+    assert set(by_server.values()) == {("ok", 0, 0, 2, 0, 0)}
+    assert sum(batches) == 24 and max(batches) > 1  # every listing went withheld, several per trip
+    assert tools.get_tool(wctx, admin, "up07", "b").name == "b"

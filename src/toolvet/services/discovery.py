@@ -106,9 +106,9 @@ async def discover(
 
 def lease_seconds(ctx: Context) -> float:
     """How long a sweep's leases last: a pass's lease is taken with those of the next passes (up to
-    ``2 * discovery_concurrency`` leased passes wait for a slot, two rounds of passes at most), so it
-    covers three passes at their ``pass_timeout`` and a minute to spare."""
-    return max(ctx.settings.lease_seconds, 3 * ctx.settings.pass_timeout + 60)
+    ``3 * discovery_concurrency`` leased passes wait for a slot, three rounds of passes at most), so
+    it covers four passes at their ``pass_timeout`` and a minute to spare."""
+    return max(ctx.settings.lease_seconds, 4 * ctx.settings.pass_timeout + 60)
 
 
 async def run_passes(
@@ -135,7 +135,9 @@ async def run_passes(
         if on_run is not None:
             on_run(report)
 
-    send, receive = anyio.create_memory_object_stream[tuple[int, PassPlan]](concurrency)
+    # Two rounds of leased passes wait in the buffer: the next leases are taken (a transaction that may
+    # wait for the writer's commit) while the passes already leased keep every slot busy.
+    send, receive = anyio.create_memory_object_stream[tuple[int, PassPlan]](2 * concurrency)
 
     async def lease_ahead() -> None:
         async with send:

@@ -119,6 +119,10 @@ class WriterFailure(Exception):
     """An error inside the writer process, carried back as text (its own exception may not pickle)."""
 
 
+class _SendAgain(Exception):
+    """The sender of a batch of withheld applies stopped before this one went: send it again."""
+
+
 def _carried(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return fn(*args, **kwargs)
@@ -133,6 +137,24 @@ def _child_apply(server_id: int, name: str, listing: Listing, started: datetime,
                  holder: str, tools_withheld: bool) -> DiscoveryRunOut:
     return _carried(apply_listing, child_context(), server_id, name, listing, started, trigger, lease_key=lease_key,
                     holder=holder, tools_withheld=tools_withheld)
+
+
+#: One withheld listing's apply: server id, name, listing (tools left out), started, trigger, lease key.
+WithheldApply = tuple[int, str, Listing, datetime, str, str]
+
+
+def _child_apply_withheld(items: Sequence[WithheldApply], holder: str) -> list[DiscoveryRunOut | WriterFailure | None]:
+    """Apply several withheld listings, each in its own transaction; per item its run, its failure,
+    or None when it needs its tools after all (nothing written for it)."""
+    outcomes: list[DiscoveryRunOut | WriterFailure | None] = []
+    for server_id, name, listing, started, trigger, lease_key in items:
+        try:
+            outcomes.append(_child_apply(server_id, name, listing, started, trigger, lease_key, holder, True))
+        except ToolsWithheld:
+            outcomes.append(None)
+        except WriterFailure as failure:
+            outcomes.append(failure)
+    return outcomes
 
 
 def _child_release(key: str, holder: str) -> None:
@@ -166,6 +188,9 @@ class ProcessWriter:
         # Starting the process takes about a second (a fresh interpreter importing the write side);
         # until it answers, passes write in this process, so a sweep never waits for it.
         self._started: Future[int] = self._pool.submit(_child_pid)
+        # Withheld applies waiting to go to the writer together (see _apply_withheld).
+        self._withheld: list[tuple[WithheldApply, asyncio.Future[Any]]] = []
+        self._sending = False
 
     @property
     def alive(self) -> bool:
@@ -203,16 +228,56 @@ class ProcessWriter:
                                            likely_unchanged=likely_unchanged)
         try:
             if likely_unchanged:
-                try:
-                    return await self._run(_child_apply, server_id, name, replace(listing, tools=[]), started,
-                                           trigger, lease_key, leases.HOLDER, True)
-                except ToolsWithheld:
-                    pass
+                outcome = await self._apply_withheld(
+                    (server_id, name, replace(listing, tools=[]), started, trigger, lease_key))
+                if isinstance(outcome, WriterFailure):
+                    raise outcome
+                if outcome is not None:
+                    return outcome
             return await self._run(_child_apply, server_id, name, listing, started, trigger, lease_key,
                                    leases.HOLDER, False)
         except BrokenProcessPool:
             return await self.inline.apply(server_id, name, listing, started, trigger, lease_key,
                                            likely_unchanged=likely_unchanged)
+
+    async def _apply_withheld(self, item: WithheldApply) -> DiscoveryRunOut | WriterFailure | None:
+        """Send a withheld apply to the writer with every other one waiting: one round trip for all.
+
+        A no-change pass's apply is a few statements; the round trip to the writer process (pickling,
+        the executor's threads, waking this loop) cost this process about as much as the fetch that
+        came before it. The first caller with nothing in flight sends what is waiting, then what
+        gathered meanwhile, until none is left; the others wait for their outcome. Should the sender
+        stop early (cancelled), the rest are told to send for themselves.
+        """
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._withheld.append((item, future))
+        while True:
+            if not self._sending:
+                self._sending = True
+                try:
+                    while self._withheld:
+                        batch, self._withheld = self._withheld, []
+                        try:
+                            outcomes = await self._run(_child_apply_withheld, [i for i, _ in batch], leases.HOLDER)
+                        except BaseException as exc:
+                            for _, waiting in batch:
+                                if waiting is not future and not waiting.done():
+                                    waiting.set_exception(exc if isinstance(exc, Exception) else _SendAgain())
+                            raise
+                        for (_, waiting), outcome in zip(batch, outcomes, strict=True):
+                            if not waiting.done():
+                                waiting.set_result(outcome)
+                finally:
+                    self._sending = False
+                    for _, waiting in self._withheld:
+                        if not waiting.done():
+                            waiting.set_exception(_SendAgain())
+                    self._withheld = [(i, w) for i, w in self._withheld if not w.done()]
+            try:
+                return await future  # type: ignore[no-any-return]
+            except _SendAgain:
+                future = asyncio.get_running_loop().create_future()
+                self._withheld.append((item, future))
 
     async def release(self, key: str) -> None:
         if not self._up:
