@@ -31,12 +31,18 @@ def accept(decision: str) -> types.ElicitResult:
     return types.ElicitResult(action="accept", content={"decision": decision})
 
 
-async def test_an_elicitation_accepted_with_allow_runs_the_call_once(toolvet: Toolvet):
+ERAS = pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+
+
+@ERAS
+async def test_an_elicitation_accepted_with_allow_runs_the_call_once(toolvet: Toolvet, mode: str):
+    """Handshake era: an elicitation request on the session; 2026-07-28: an InputRequiredResult the
+    SDK's client answers with its elicitation callback and a retry carrying the state."""
     callback, asked = answering(accept("allow"), accept("allow"))
     with lab_server() as (up, lab):
         await toolvet.register("lab", up.url)
         with toolvet.serve(), anyio.fail_after(BOUND):
-            async with toolvet.client(toolvet.alice, mode="legacy", elicitation_callback=callback) as client:
+            async with toolvet.client(toolvet.alice, mode=mode, elicitation_callback=callback) as client:
                 first = await client.call_tool("lab_echo", {"text": "one"})
                 second = await client.call_tool("lab_echo", {"text": "two"})
     assert first.structured_content == {"text": "one"} and second.structured_content == {"text": "two"}
@@ -44,12 +50,13 @@ async def test_an_elicitation_accepted_with_allow_runs_the_call_once(toolvet: To
     assert lab.calls == ["echo", "echo"]
 
 
-async def test_an_elicitation_accepted_with_always_stops_asking_for_that_tool(toolvet: Toolvet):
+@ERAS
+async def test_an_elicitation_accepted_with_always_stops_asking_for_that_tool(toolvet: Toolvet, mode: str):
     callback, asked = answering(accept("always"))
     with lab_server() as (up, lab):
         await toolvet.register("lab", up.url)
         with toolvet.serve(), anyio.fail_after(BOUND):
-            async with toolvet.client(toolvet.alice, mode="legacy", elicitation_callback=callback) as client:
+            async with toolvet.client(toolvet.alice, mode=mode, elicitation_callback=callback) as client:
                 first = await client.call_tool("lab_echo", {"text": "one"})
                 second = await client.call_tool("lab_echo", {"text": "two"})
     assert not first.is_error and not second.is_error
@@ -59,12 +66,13 @@ async def test_an_elicitation_accepted_with_always_stops_asking_for_that_tool(to
 @pytest.mark.parametrize(
     "answer", [types.ElicitResult(action="decline"), types.ElicitResult(action="cancel"), accept("deny")]
 )
-async def test_an_elicitation_declined_denies_the_call_and_nothing_goes_upstream(toolvet: Toolvet, answer):
+@ERAS
+async def test_an_elicitation_declined_denies_the_call_and_nothing_goes_upstream(toolvet: Toolvet, answer, mode: str):
     callback, asked = answering(answer)
     with lab_server() as (up, lab):
         await toolvet.register("lab", up.url)
         with toolvet.serve(), anyio.fail_after(BOUND):
-            async with toolvet.client(toolvet.alice, mode="legacy", elicitation_callback=callback) as client:
+            async with toolvet.client(toolvet.alice, mode=mode, elicitation_callback=callback) as client:
                 result = await client.call_tool("lab_echo", {"text": "one"})
     assert result.is_error and "declined" in result.content[0].text
     assert len(asked) == 1 and lab.calls == []
@@ -115,3 +123,29 @@ async def test_a_call_still_pending_after_the_wait_says_how_to_approve_it(toolve
     assert result.is_error and "waiting for an approver" in text
     assert "POST /api/v1/calls/" in text and "/approve" in text and " before " in text
     assert lab.calls == []
+
+
+async def test_another_users_request_state_decides_nothing(toolvet: Toolvet):
+    """The state of a 2026-07-28 approval round names a pending call; only that call's user (or an
+    approver) may answer it, and only for the tool it was made for."""
+    from mcp.shared.exceptions import MCPError
+
+    callback, _asked = answering(accept("allow"))
+    with lab_server() as (up, lab):
+        await toolvet.register("lab", up.url)
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with toolvet.client(toolvet.alice, elicitation_callback=callback) as alice:
+                first = await alice.session.call_tool("lab_echo", {"text": "one"}, allow_input_required=True)
+                assert isinstance(first, types.InputRequiredResult) and first.request_state
+                yes = {"toolvet.approval": accept("allow")}
+                async with toolvet.client(toolvet.scoped, elicitation_callback=callback) as carol:
+                    with pytest.raises(MCPError, match="unknown request state"):
+                        await carol.session.call_tool("lab_echo", {"text": "one"}, input_responses=yes,
+                                                      request_state=first.request_state)
+                with pytest.raises(MCPError, match="another tool"):
+                    await alice.session.call_tool("lab_numbers", {"text": "one"}, input_responses=yes,
+                                                  request_state=first.request_state)
+                done = await alice.session.call_tool("lab_echo", {"text": "one"}, input_responses=yes,
+                                                     request_state=first.request_state)
+    assert done.structured_content == {"text": "one"}
+    assert lab.calls == ["echo"]

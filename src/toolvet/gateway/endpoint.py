@@ -55,12 +55,23 @@ from toolvet.gateway.access import (
 )
 from toolvet.gateway.host_tools import register_host_tools
 from toolvet.gateway.offered import OfferedCache, is_modern
-from toolvet.schemas.calls import CallCreate
+from toolvet.schemas.calls import CallCreate, CallStatus
 from toolvet.services.auth import Role
 from toolvet.services.calls import CallService, error_result
 from toolvet.services.context import Context
 
 log = logging.getLogger("toolvet.gateway")
+
+#: The key of the approval question in a 2026-07-28 InputRequiredResult.
+APPROVAL_INPUT: Final = "toolvet.approval"
+CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
+
+
+def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:
+    """Whether a 2026-07-28 request's client says (in its ``_meta``) that it answers elicitations."""
+    meta = (ctx.params or {}).get("_meta")
+    capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
+    return isinstance(capabilities, dict) and capabilities.get("elicitation") is not None
 
 POLL_SECONDS: Final = 1.0
 RESOURCE_NOT_FOUND: Final = -32002
@@ -199,7 +210,7 @@ class Gateway:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | dict[str, Any]:
+    ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         name = params.name
         server, sep, tool = name.partition("_")
         offered = (await self.offered.get()).by_name.get(name)
@@ -217,10 +228,14 @@ class Gateway:
             arguments=dict(params.arguments or {}),
             user=None if principal.role is Role.CONSUMER else (principal.user or principal.actor),
         )
+        if modern and params.request_state is not None:
+            # The retry of a call this endpoint asked the user about (2026-07-28 multi-round trip).
+            return await self._answered(principal, server, tool, params)
+        asks = modern and _can_elicit(ctx)
         elicit = None if modern else self._elicitation(ctx)
         try:
             call = await self.service().submit(
-                principal, data, wait=self.ctx.settings.approval_wait, elicit=elicit
+                principal, data, wait=0 if asks else self.ctx.settings.approval_wait, elicit=elicit
             )
         except NotFound:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}") from None
@@ -228,7 +243,40 @@ class Gateway:
             return types.CallToolResult.model_validate(error_result(exc.message))
         except ToolvetError as exc:
             return types.CallToolResult.model_validate(error_result(f"{name}: {exc.message}"))
+        if asks and call.status is CallStatus.PENDING:
+            # Ask the user in this call's answer; their client calls again with the response and this
+            # state. The call is stored pending meanwhile, so an approver over REST may decide it too.
+            form = types.ElicitRequestFormParams(message=outcomes.question(call),
+                                                 requested_schema=outcomes.DECISION_SCHEMA)
+            return types.InputRequiredResult(
+                input_requests={APPROVAL_INPUT: types.ElicitRequest(params=form)}, request_state=call.id
+            )
         return outcomes.result_of(call, modern=modern)
+
+    async def _answered(
+        self, principal: Any, server: str, tool: str, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | dict[str, Any]:
+        """Decide (and run) the pending call named by the retry's state, by its user's answer."""
+        service = self.service()
+        call_id = str(params.request_state)
+        try:
+            call = service.get(principal, call_id)
+        except (NotFound, Forbidden):
+            raise MCPError(INVALID_PARAMS, "unknown request state: call the tool again") from None
+        if (call.server_type, call.tool_name) != (server, tool):
+            raise MCPError(INVALID_PARAMS, "the request state belongs to another tool's call")
+        response = (params.input_responses or {}).get(APPROVAL_INPUT)
+        answer = outcomes.answer_of(response) if isinstance(response, types.ElicitResult) else "deny"
+        if call.status is CallStatus.PENDING:
+            try:
+                if answer == "deny":
+                    call = await service.deny(principal, call_id)
+                    call = call.model_copy(update={"result": error_result("the user declined this call")})
+                else:
+                    call = await service.approve(principal, call_id, allow_always=answer == "always")
+            except ToolvetError:  # decided by someone else, or expired, meanwhile: answer what it became
+                call = service.get(principal, call_id)
+        return outcomes.result_of(call, modern=True)
 
     def _elicitation(self, ctx: ServerRequestContext[Any]) -> Any:
         """The ask-the-user callback when this client can answer an elicitation, else None."""
