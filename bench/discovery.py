@@ -348,13 +348,14 @@ async def writer_usage(ctx: Context) -> tuple[float, float]:
 
 async def timed_discover(ctx: Context, config: Config, name: str, *, first: bool) -> Phase:
     """Time one ``discover`` of every enabled auto server and check its runs and the stored tool count."""
-    writer_cpu, _ = await writer_usage(ctx)
-    started, cpu = time.perf_counter(), time.process_time()
     # Imported here, not at the top: the writer process (spawn) imports this script again as its main
     # module, and should pay what it pays under the ``toolvet`` command (whose main module is the CLI),
-    # not the MCP SDK that only the fetching side needs.
+    # not the MCP SDK that only the fetching side needs. Imported before the clock starts, as the CLI
+    # and ``toolvet serve`` import it before any pass.
     from toolvet.services import discovery
 
+    writer_cpu, _ = await writer_usage(ctx)
+    started, cpu = time.perf_counter(), time.process_time()
     runs = await discovery.discover(ctx, ADMIN)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     writer_cpu_after, writer_rss = await writer_usage(ctx)
