@@ -23,9 +23,9 @@ import anyio
 import anyio.to_thread
 import httpx2
 from jsonschema import Draft202012Validator
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import select
 
-from toolvet.db.models import AuditEntry, PendingCall, Server, Tool
+from toolvet.db.models import Server, Tool
 from toolvet.db.types import utcnow
 from toolvet.discovery.listing import Target
 from toolvet.domain.policy import AllowIndex, Decision, PermissionMode, ToolFacts, decide, review_state
@@ -33,7 +33,7 @@ from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, Upstream
 from toolvet.gateway.upstreams import UpstreamPool
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
-from toolvet.services import audit, policy_inputs
+from toolvet.services import call_store, policy_inputs
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
 from toolvet.services.discovery import target_of
@@ -351,50 +351,19 @@ class CallService:
         if event is not None:
             event.set()
 
-    # ---------------------------------------------------------------- storage (run in threads)
+    # ---------------------------------------------------------------- records (services.call_store)
 
     def _store_pending(self, principal: Principal, call: CallOut) -> None:
-        with self.ctx.db.transaction() as session:
-            session.add(PendingCall(**_row(call)))
-            audit.record(session, principal, "call.pending", "tool", f"tool:{call.server_type}/{call.tool_name}",
-                         None, _audit_view(call))
+        call_store.store_pending(self.ctx, principal, call)
 
     def _load(self, call_id: str) -> CallOut:
-        with self.ctx.db.transaction() as session:
-            row = session.get(PendingCall, call_id)
-            if row is None:
-                raise NotFound(f"call {call_id} not found")
-            return _out(row)
+        return call_store.load(self.ctx, call_id)
 
     def _decide_pending(self, principal: Principal, call_id: str, status: CallStatus, allow_always: bool) -> CallOut:
-        now = utcnow()
-        with self.ctx.db.transaction() as session:
-            row = session.get(PendingCall, call_id)
-            if row is None:
-                raise NotFound(f"call {call_id} not found")
-            may_approve(principal, row.user, row.scope)
-            if row.status == CallStatus.PENDING and row.expires_at is not None and row.expires_at <= now:
-                session.execute(update(PendingCall).where(PendingCall.id == call_id, PendingCall.status == "pending")
-                                .values(status=CallStatus.EXPIRED.value))
-                raise Conflict(f"call {call_id} expired at {row.expires_at.isoformat()}")
-            won = session.execute(
-                update(PendingCall).where(PendingCall.id == call_id, PendingCall.status == "pending")
-                .values(status=status.value, decided_by=principal.actor, decided_at=now, allow_always=allow_always)
-            ).rowcount  # type: ignore[attr-defined]
-            if not won:
-                session.refresh(row)
-                raise Conflict(f"call {call_id} is already {row.status}")
-            session.refresh(row)
-            out = _out(row)
-            action = "call.approve" if status is CallStatus.APPROVED else "call.deny"
-            audit.record(session, principal, action, "tool", f"tool:{row.server_type}/{row.tool_name}",
-                         None, _audit_view(out))
-            return out
+        return call_store.decide_pending(self.ctx, principal, call_id, status, allow_always)
 
     def _finish(self, call: CallOut) -> None:
-        with self.ctx.db.transaction() as session:
-            session.execute(update(PendingCall).where(PendingCall.id == call.id)
-                            .values(status=call.status.value, result=call.result, error=call.error))
+        call_store.finish(self.ctx, call)
 
     def _allow_always(self, principal: Principal, call: CallOut) -> None:
         policy_inputs.add_always_allow(self.ctx, principal, call.scope, call.server_type, call.tool_name,
@@ -403,10 +372,7 @@ class CallService:
 
     def _record(self, principal: Principal, call: CallOut, action: str, *, store: bool) -> None:
         """Queue the audit entry (and the call's row) for the background writer: off the hot path."""
-        entry = {"at": utcnow(), "actor": principal.actor, "action": action, "object_type": "tool",
-                 "object_id": f"tool:{call.server_type}/{call.tool_name}", "before": None,
-                 "after": _audit_view(call)}
-        self._audit.append((_row(call) if store else None, entry))
+        self._audit.append(call_store.record(principal, call, action, store=store))
 
     async def _flush_loop(self) -> None:
         while True:
@@ -416,82 +382,17 @@ class CallService:
 
     def _flush(self) -> None:
         batch, self._audit = self._audit, []
-        if not batch:
-            return
-        try:
-            # Core, not a Session: these inserts need no unit of work, and the flush shares the GIL with
-            # the calls it records.
-            with self.ctx.db.engine.begin() as conn:
-                rows = [row for row, _ in batch if row is not None]
-                if rows:
-                    conn.execute(insert(PendingCall), rows)
-                conn.execute(insert(AuditEntry), [entry for _, entry in batch])
-        except Exception:
-            log.exception("could not write %d call records", len(batch))
+        call_store.write_records(self.ctx, batch)
 
     # ---------------------------------------------------------------- reading calls
 
     def get(self, principal: Principal, call_id: str) -> CallOut:
-        call = self._load(call_id)
-        may_see(principal, call.user, call.scope)
-        return call
+        return call_store.get(self.ctx, principal, call_id)
 
     def list(self, principal: Principal, *, status: str | None = "pending", limit: int = 100,
              offset: int = 0) -> Page[CallOut]:
         """Calls newest first; expired pending calls are marked expired on the way."""
-        now = utcnow()
-        query = select(PendingCall)
-        if principal.role is Role.CONSUMER:
-            query = query.where(PendingCall.user == principal.user, PendingCall.scope == principal.scope)
-        else:
-            principal.require(Permission.READ)
-        if status:
-            query = query.where(PendingCall.status == status)
-        with self.ctx.db.transaction() as session:
-            session.execute(update(PendingCall).where(PendingCall.status == "pending", PendingCall.expires_at <= now)
-                            .values(status=CallStatus.EXPIRED.value))
-            total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-            rows = session.scalars(query.order_by(PendingCall.created_at.desc()).limit(limit).offset(offset)).all()
-            return Page(items=[_out(r) for r in rows], total=total, limit=limit, offset=offset)
-
-
-def may_see(principal: Principal, user: str, scope: str) -> None:
-    if principal.role is Role.CONSUMER:
-        if (principal.user, principal.scope) != (user, scope):
-            raise Forbidden("a consumer token sees its own user's calls only")
-    else:
-        principal.require(Permission.READ)
-
-
-def may_approve(principal: Principal, user: str, scope: str) -> None:
-    """The user a call is made for approves it through their consumer, or an operator does."""
-    if principal.role is Role.CONSUMER:
-        if (principal.user, principal.scope) != (user, scope):
-            raise Forbidden("a consumer token approves its own user's calls only")
-    else:
-        principal.require(Permission.APPROVE_CALLS)
-
-
-def _row(call: CallOut) -> dict[str, Any]:
-    return {"id": call.id, "user": call.user, "scope": call.scope, "server_type": call.server_type,
-            "tool_name": call.tool_name, "arguments": call.arguments, "fingerprint": call.fingerprint,
-            "status": call.status.value, "auto_allow": call.auto_allow, "reasons": call.reasons,
-            "created_at": call.created_at, "expires_at": call.expires_at, "decided_by": call.decided_by,
-            "decided_at": call.decided_at, "allow_always": call.allow_always, "result": call.result,
-            "error": call.error}
-
-
-def _out(row: PendingCall) -> CallOut:
-    return CallOut(id=row.id, user=row.user, scope=row.scope, server_type=row.server_type, tool_name=row.tool_name,
-                   arguments=row.arguments, fingerprint=row.fingerprint, status=CallStatus(row.status),
-                   auto_allow=row.auto_allow, reasons=list(row.reasons or []), created_at=row.created_at,
-                   expires_at=row.expires_at, decided_by=row.decided_by, decided_at=row.decided_at,
-                   allow_always=row.allow_always, result=row.result, error=row.error)
-
-
-def _audit_view(call: CallOut) -> dict[str, Any]:
-    return {"call": call.id, "user": call.user, "scope": call.scope, "status": call.status.value,
-            "arguments": call.arguments, "fingerprint": call.fingerprint, "error": call.error}
+        return call_store.list_calls(self.ctx, principal, status=status, limit=limit, offset=offset)
 
 
 # Module-level doors for the console and the REST API: the process's running CallService.

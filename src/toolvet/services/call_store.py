@@ -1,0 +1,163 @@
+"""Where calls are kept (SPEC §5.2): the pending-call rows and their audit entries.
+
+The call service (``services.calls``) runs calls; these functions read and write their records, and
+are run in worker threads (they block on the database).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+
+from toolvet.db.models import AuditEntry, PendingCall
+from toolvet.db.types import utcnow
+from toolvet.errors import Conflict, Forbidden, NotFound
+from toolvet.schemas.calls import CallOut, CallStatus
+from toolvet.schemas.common import Page
+from toolvet.services import audit
+from toolvet.services.auth import Permission, Principal, Role
+from toolvet.services.context import Context
+
+log = logging.getLogger("toolvet.calls")
+
+#: An audit entry waiting to be written, with the call's row when the call is to be stored too.
+Record = tuple[dict[str, Any] | None, dict[str, Any]]
+
+
+def store_pending(ctx: Context, principal: Principal, call: CallOut) -> None:
+    with ctx.db.transaction() as session:
+        session.add(PendingCall(**row_of(call)))
+        audit.record(session, principal, "call.pending", "tool", f"tool:{call.server_type}/{call.tool_name}",
+                     None, audit_view(call))
+
+
+def load(ctx: Context, call_id: str) -> CallOut:
+    with ctx.db.transaction() as session:
+        row = session.get(PendingCall, call_id)
+        if row is None:
+            raise NotFound(f"call {call_id} not found")
+        return out_of(row)
+
+
+def decide_pending(ctx: Context, principal: Principal, call_id: str, status: CallStatus,
+                   allow_always: bool) -> CallOut:
+    """Mark a pending call approved or denied, if it still is pending and not expired (else Conflict)."""
+    now = utcnow()
+    with ctx.db.transaction() as session:
+        row = session.get(PendingCall, call_id)
+        if row is None:
+            raise NotFound(f"call {call_id} not found")
+        may_approve(principal, row.user, row.scope)
+        if row.status == CallStatus.PENDING and row.expires_at is not None and row.expires_at <= now:
+            session.execute(update(PendingCall).where(PendingCall.id == call_id, PendingCall.status == "pending")
+                            .values(status=CallStatus.EXPIRED.value))
+            raise Conflict(f"call {call_id} expired at {row.expires_at.isoformat()}")
+        won = session.execute(
+            update(PendingCall).where(PendingCall.id == call_id, PendingCall.status == "pending")
+            .values(status=status.value, decided_by=principal.actor, decided_at=now, allow_always=allow_always)
+        ).rowcount  # type: ignore[attr-defined]
+        if not won:
+            session.refresh(row)
+            raise Conflict(f"call {call_id} is already {row.status}")
+        session.refresh(row)
+        out = out_of(row)
+        action = "call.approve" if status is CallStatus.APPROVED else "call.deny"
+        audit.record(session, principal, action, "tool", f"tool:{row.server_type}/{row.tool_name}",
+                     None, audit_view(out))
+        return out
+
+
+def finish(ctx: Context, call: CallOut) -> None:
+    with ctx.db.transaction() as session:
+        session.execute(update(PendingCall).where(PendingCall.id == call.id)
+                        .values(status=call.status.value, result=call.result, error=call.error))
+
+
+def record(principal: Principal, call: CallOut, action: str, *, store: bool) -> Record:
+    """The audit entry of a call's outcome (and its row, with ``store``), for :func:`write_records`."""
+    entry = {"at": utcnow(), "actor": principal.actor, "action": action, "object_type": "tool",
+             "object_id": f"tool:{call.server_type}/{call.tool_name}", "before": None,
+             "after": audit_view(call)}
+    return (row_of(call) if store else None, entry)
+
+
+def write_records(ctx: Context, batch: list[Record]) -> None:
+    """Write queued records in one transaction; a failure is logged, never raised (off the hot path)."""
+    if not batch:
+        return
+    try:
+        # Core, not a Session: these inserts need no unit of work, and the flush shares the GIL with
+        # the calls it records.
+        with ctx.db.engine.begin() as conn:
+            rows = [row for row, _ in batch if row is not None]
+            if rows:
+                conn.execute(insert(PendingCall), rows)
+            conn.execute(insert(AuditEntry), [entry for _, entry in batch])
+    except Exception:
+        log.exception("could not write %d call records", len(batch))
+
+
+def get(ctx: Context, principal: Principal, call_id: str) -> CallOut:
+    call = load(ctx, call_id)
+    may_see(principal, call.user, call.scope)
+    return call
+
+
+def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", limit: int = 100,
+               offset: int = 0) -> Page[CallOut]:
+    """Calls newest first; expired pending calls are marked expired on the way."""
+    now = utcnow()
+    query = select(PendingCall)
+    if principal.role is Role.CONSUMER:
+        query = query.where(PendingCall.user == principal.user, PendingCall.scope == principal.scope)
+    else:
+        principal.require(Permission.READ)
+    if status:
+        query = query.where(PendingCall.status == status)
+    with ctx.db.transaction() as session:
+        session.execute(update(PendingCall).where(PendingCall.status == "pending", PendingCall.expires_at <= now)
+                        .values(status=CallStatus.EXPIRED.value))
+        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+        rows = session.scalars(query.order_by(PendingCall.created_at.desc()).limit(limit).offset(offset)).all()
+        return Page(items=[out_of(r) for r in rows], total=total, limit=limit, offset=offset)
+
+
+def may_see(principal: Principal, user: str, scope: str) -> None:
+    if principal.role is Role.CONSUMER:
+        if (principal.user, principal.scope) != (user, scope):
+            raise Forbidden("a consumer token sees its own user's calls only")
+    else:
+        principal.require(Permission.READ)
+
+
+def may_approve(principal: Principal, user: str, scope: str) -> None:
+    """The user a call is made for approves it through their consumer, or an operator does."""
+    if principal.role is Role.CONSUMER:
+        if (principal.user, principal.scope) != (user, scope):
+            raise Forbidden("a consumer token approves its own user's calls only")
+    else:
+        principal.require(Permission.APPROVE_CALLS)
+
+
+def row_of(call: CallOut) -> dict[str, Any]:
+    return {"id": call.id, "user": call.user, "scope": call.scope, "server_type": call.server_type,
+            "tool_name": call.tool_name, "arguments": call.arguments, "fingerprint": call.fingerprint,
+            "status": call.status.value, "auto_allow": call.auto_allow, "reasons": call.reasons,
+            "created_at": call.created_at, "expires_at": call.expires_at, "decided_by": call.decided_by,
+            "decided_at": call.decided_at, "allow_always": call.allow_always, "result": call.result,
+            "error": call.error}
+
+
+def out_of(row: PendingCall) -> CallOut:
+    return CallOut(id=row.id, user=row.user, scope=row.scope, server_type=row.server_type, tool_name=row.tool_name,
+                   arguments=row.arguments, fingerprint=row.fingerprint, status=CallStatus(row.status),
+                   auto_allow=row.auto_allow, reasons=list(row.reasons or []), created_at=row.created_at,
+                   expires_at=row.expires_at, decided_by=row.decided_by, decided_at=row.decided_at,
+                   allow_always=row.allow_always, result=row.result, error=row.error)
+
+
+def audit_view(call: CallOut) -> dict[str, Any]:
+    return {"call": call.id, "user": call.user, "scope": call.scope, "status": call.status.value,
+            "arguments": call.arguments, "fingerprint": call.fingerprint, "error": call.error}
