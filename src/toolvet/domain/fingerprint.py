@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any, Final
 
 import rfc8785
@@ -45,10 +44,6 @@ def _same_as_sorted_json(value: Any) -> bool:
     return False
 
 
-# JSONEncoder.encode with these arguments is json.dumps with them, minus building an encoder per call.
-_sorted_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                                allow_nan=False).encode
-
 # The fingerprinted contract's members in code-point (= UTF-16, they are ASCII) order, as JCS sorts them.
 _CONTRACT_KEYS: Final = ("description", "inputSchema", "outputSchema", "title")
 
@@ -62,7 +57,7 @@ def canonical_json(value: Any) -> bytes:
     valid UTF-8 (a lone surrogate), takes ``rfc8785`` and so its exact result or error.
     """
     if _same_as_sorted_json(value):
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        text = sorted_compact(value)  # (the proof leaves no NaN or infinity for allow_nan to refuse)
         try:
             return text.encode()
         except UnicodeEncodeError:
@@ -125,15 +120,7 @@ def definition_digest_and_size(definition: Any, *, json_decoded: bool = False,
     a lone surrogate, which UTF-8 cannot hold. ``json_decoded``, ``float_free``: see
     :func:`toolvet.jsontext.sorted_compact`.
     """
-    if json_decoded:
-        data = sorted_compact(definition, json_decoded=True, float_free=float_free).encode()
-        return "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
-    members = sorted_member_texts(definition)
-    if members is None:
-        data = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False).encode()
-    else:
-        data = assemble_sorted(members).encode()
+    data = sorted_compact(definition, json_decoded=json_decoded, float_free=float_free).encode()
     return "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
 
 
@@ -149,14 +136,14 @@ def sorted_member_texts(definition: Any) -> dict[str, str] | None:
     for key in definition:
         if type(key) is not str:
             return None  # json.dumps coerces (or refuses to sort) such keys: leave that to it
-    return {key: _sorted_text(value) for key, value in definition.items()}
+    return {key: sorted_compact(value) for key, value in definition.items()}
 
 
 def assemble_sorted(members: dict[str, str]) -> str:
     """The text of ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` for
     the object whose members' texts are ``members``: the C encoder sorts the (unique, str) keys and
     writes ``"key":value`` pairs separated by ``,`` in braces, exactly this."""
-    return "{" + ",".join([_sorted_text(key) + ":" + members[key] for key in sorted(members)]) + "}"
+    return "{" + ",".join([sorted_compact(key) + ":" + members[key] for key in sorted(members)]) + "}"
 
 
 def fingerprint_from_members(definition: dict[str, Any], members: dict[str, str]) -> str:
