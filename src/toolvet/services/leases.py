@@ -10,9 +10,8 @@ import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 
-from sqlalchemy import Connection, bindparam, delete, insert, or_, select, update
+from sqlalchemy import Connection, bindparam, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
 
 from toolvet.db.engine import Database
 from toolvet.db.models import Lease
@@ -23,14 +22,6 @@ HOLDER = f"{socket.gethostname()[:30]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 # Built once: statement construction and cache-key derivation cost more than these tiny statements.
-_INSERT = insert(Lease)
-_TAKE_EXPIRED = (
-    update(Lease)
-    .where(Lease.key == bindparam("p_key"),
-           or_(Lease.expires_at < bindparam("p_now", type_=Lease.expires_at.type),
-               Lease.holder == bindparam("p_holder")))
-    .values(holder=bindparam("p_holder"), expires_at=bindparam("p_expires", type_=Lease.expires_at.type))
-)
 _DELETE = delete(Lease).where(Lease.key == bindparam("p_key"), Lease.holder == bindparam("p_holder"))
 _EXPIRES = Lease.expires_at.type
 # acquire_many: insert the free keys (a taken one is left alone, on both databases), read who holds
@@ -51,25 +42,15 @@ _TAKE_EXPIRED_MANY = (
 
 def acquire(db: Database, key: str, seconds: float, holder: str = HOLDER) -> bool:
     """Take (or renew) the lease on ``key`` for ``seconds``; False when another live holder has it."""
-    now = utcnow()
-    expires = now + timedelta(seconds=seconds)
-    try:
-        with db.engine.begin() as conn:  # Core: these tiny statements need no Session
-            conn.execute(_INSERT, {"key": key, "holder": holder, "expires_at": expires})
-        return True
-    except IntegrityError:
-        pass
-    with db.engine.begin() as conn:
-        result = conn.execute(
-            _TAKE_EXPIRED, {"p_key": key, "p_now": now, "p_holder": holder, "p_expires": expires}
-        )
-        return bool(result.rowcount)
+    with db.engine.begin() as conn:  # Core: these tiny statements need no Session
+        return key in acquire_many(conn, [key], seconds, holder)
 
 
 def acquire_many(conn: Connection, keys: Sequence[str], seconds: float, holder: str = HOLDER) -> set[str]:
     """Take (or renew) the leases on ``keys`` for ``seconds`` in the caller's transaction; the keys
-    now held. What :func:`acquire` does for one key, for any number of them in two statements (three
-    when a lease lapsed): a sweep takes the leases of its next passes together, one commit for all."""
+    now held: a free key is taken, a lapsed lease or this holder's own is taken over, another live
+    holder's is left alone. Two statements for any number of keys (three when a lease lapsed): a sweep
+    takes the leases of its next passes together, one commit for all."""
     if not keys:
         return set()
     now = utcnow()
