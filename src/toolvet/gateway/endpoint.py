@@ -57,7 +57,7 @@ from toolvet.gateway.host_tools import register_host_tools
 from toolvet.gateway.offered import OfferedCache, is_modern
 from toolvet.schemas.calls import CallCreate, CallStatus
 from toolvet.services.auth import Role
-from toolvet.services.calls import CallService, error_result
+from toolvet.services.calls import USER_DECLINED, CallService, error_result
 from toolvet.services.context import Context
 
 log = logging.getLogger("toolvet.gateway")
@@ -271,7 +271,7 @@ class Gateway:
             try:
                 if answer == "deny":
                     call = await service.deny(principal, call_id)
-                    call = call.model_copy(update={"result": error_result("the user declined this call")})
+                    call = call.model_copy(update={"result": error_result(USER_DECLINED)})
                 else:
                     call = await service.approve(principal, call_id, allow_always=answer == "always")
             except ToolvetError:  # decided by someone else, or expired, meanwhile: answer what it became

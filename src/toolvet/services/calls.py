@@ -43,6 +43,8 @@ from toolvet.upstream_http import upstream_client
 log = logging.getLogger("toolvet.calls")
 
 HOST_SERVER = "toolvet"
+#: What a call's user is answered when they decline it (asked by elicitation, in either era).
+USER_DECLINED = "the user declined this call"
 #: How long the gateway trusts what it read from the registry (tools, preferences). Changes made in
 #: this process clear the caches at once; changes made by another process show within this delay.
 CACHE_SECONDS = 1.0
@@ -247,7 +249,7 @@ class CallService:
                 if answer == "deny":
                     call = call.model_copy(update={"status": CallStatus.DENIED, "decided_by": f"user:{user}",
                                                    "decided_at": utcnow(),
-                                                   "result": error_result("the user declined this call")})
+                                                   "result": error_result(USER_DECLINED)})
                     self._record(principal, call, "call.deny", store=True)
                     return call
                 call = call.model_copy(update={"decided_by": f"user:{user}", "decided_at": utcnow(),

@@ -41,7 +41,8 @@ class PassPlan:
     name: str
     target: Target
     #: The server's remembered listing key when the plan was made: a fresh listing with this key will
-    #: most likely take the no-change fast path, whose few statements are run on the event loop.
+    #: most likely take the no-change fast path (sent to a writer process without its tools, or run on
+    #: the event loop by an inline writer).
     listing_key: str | None = None
     updated_at: datetime | None = None
 

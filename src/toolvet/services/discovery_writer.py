@@ -5,9 +5,10 @@ next passes together), ``apply`` (reconcile the listing and record the run, rele
 that transaction) and ``release`` (give the lease back after a pass that never got to ``apply``).
 Discovery is CPU-bound under the GIL: reconciling a listing of 50 new tools costs about as much as
 fetching it, so in one process a big sweep runs at the sum of the two. :class:`ProcessWriter` runs
-every database step of a sweep in one separate process, which reconciles on another core while this
-one fetches the next listings; one writer also means the sweep's writes never wait on each other
-for SQLite's lock.
+a sweep's ``apply`` and ``release`` steps in one separate process, which reconciles on another core
+while this one fetches the next listings; one writer also means the sweep's passes never wait on each
+other for SQLite's lock. Its ``begin`` stays in this process (a thread), so taking the next leases
+never queues behind the writer's pending work.
 
 :class:`InlineWriter` is the same three steps in this process, for small sweeps (a writer process
 costs about a second to start) and as the fallback when a writer process dies. The writer process
@@ -166,8 +167,9 @@ def _child_pid() -> int:
 
 
 class ProcessWriter:
-    """The steps in one writer process, first in first out, started with ``spawn`` (a fork of this
-    threaded, event-looped process is not safe) and kept until :meth:`close`.
+    """``apply`` and ``release`` in one writer process, first in first out, started with ``spawn`` (a
+    fork of this threaded, event-looped process is not safe) and kept until :meth:`close`; ``begin``
+    in a thread of this process.
 
     A listing that is likely unchanged is sent without its tools: the no-change fast path needs
     none, and pickling them would cost this process as much as the fast path costs the writer. Should
