@@ -4,10 +4,14 @@ Two subprocesses on 127.0.0.1: an SDK ``MCPServer`` with one ``echo`` tool (stre
 ``toolvet serve`` on a temporary SQLite database where that server is registered, discovered and its
 tool reviewed, with the bench user in permission mode ``allow`` (calls run without a dialog). Both are
 called with the SDK's own ``Client`` (2026-07-28, one shared ``httpx2.AsyncClient`` each), at
-concurrency 1 and 16. It prints p50, p99 and calls/s for each, and the ratios beside their targets:
-p50 via toolvet <= 2.0x direct at concurrency 1; calls/s via toolvet >= 0.5x direct at concurrency 16.
+concurrency 1 and 16. The two sides run interleaved: ``--rounds`` rounds, each a block of calls per
+side and concurrency, the side going first alternating, so a change in the machine's speed during the
+run (frequent on a shared two-core machine) reaches both alike. It prints p50, p99 and calls/s of each
+side over all its blocks, each round's ratios, and the overall ratios beside their targets: p50 via
+toolvet <= 2.0x direct at concurrency 1; calls/s via toolvet >= 0.5x direct at concurrency 16.
 
-Run: ``python bench/gateway.py [--calls 400] [--json]``. Exits non-zero only when something broke.
+Run: ``python bench/gateway.py [--calls 400] [--rounds 5] [--json]``. Exits non-zero only when
+something broke.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +86,8 @@ def toolvet(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-async def measure(call: Callable[[], Awaitable[Any]], total: int, concurrency: int) -> dict[str, float]:
+async def measure(call: Callable[[], Awaitable[Any]], total: int, concurrency: int) -> tuple[list[float], float]:
+    """Run ``total`` calls on ``concurrency`` workers; return each call's latency (s) and the elapsed time."""
     latencies: list[float] = []
     remaining = total
 
@@ -98,14 +103,19 @@ async def measure(call: Callable[[], Awaitable[Any]], total: int, concurrency: i
     async with anyio.create_task_group() as tg:
         for _ in range(concurrency):
             tg.start_soon(worker)
-    elapsed = time.perf_counter() - began
-    latencies.sort()
-    return {"p50_ms": statistics.median(latencies) * 1000,
-            "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
-            "calls_per_s": len(latencies) / elapsed}
+    return latencies, time.perf_counter() - began
 
 
-async def run_side(url: str, headers: dict[str, str], name: str, calls: int) -> dict[str, dict[str, float]]:
+def figures(latencies: list[float], elapsed: float) -> dict[str, float]:
+    ordered = sorted(latencies)
+    return {"p50_ms": statistics.median(ordered) * 1000,
+            "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,
+            "calls_per_s": len(ordered) / elapsed}
+
+
+@asynccontextmanager
+async def caller(url: str, headers: dict[str, str], name: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
+    """One SDK ``Client`` (2026-07-28) on one shared HTTP client; yields a function making one call."""
     limits = httpx2.Limits(max_connections=64, max_keepalive_connections=64)
     async with (
         httpx2.AsyncClient(headers=headers, limits=limits, timeout=60) as http,
@@ -119,12 +129,34 @@ async def run_side(url: str, headers: dict[str, str], name: str, calls: int) -> 
                 raise RuntimeError(f"{name} failed: {result.content}")
 
         await measure(one, 50, 4)  # warm up: connections, caches, the upstream session
-        return {"c1": await measure(one, calls, 1), "c16": await measure(one, calls * 4, 16)}
+        yield one
+
+
+async def run_both(direct_url: str, via_url: str, auth: dict[str, str], calls: int,
+                   rounds: int) -> dict[str, Any]:
+    """Both sides, interleaved: each round runs a block of each side at each concurrency, the side that
+    goes first alternating, so drift in the machine's speed during the run reaches both sides alike."""
+    blocks: dict[tuple[str, str], list[tuple[list[float], float]]] = {}
+    async with caller(direct_url, {}, "echo") as direct, caller(via_url, auth, "up_echo") as via:
+        sides = {"direct": direct, "toolvet": via}
+        for number in range(rounds):
+            order = ("direct", "toolvet") if number % 2 == 0 else ("toolvet", "direct")
+            for key, concurrency, total in (("c1", 1, calls), ("c16", 16, calls * 4)):
+                for side in order:
+                    blocks.setdefault((side, key), []).append(
+                        await measure(sides[side], max(1, total // rounds), concurrency))
+    report: dict[str, Any] = {}
+    for (side, key), done in blocks.items():
+        pooled = [latency for latencies, _ in done for latency in latencies]
+        report.setdefault(side, {})[key] = figures(pooled, sum(elapsed for _, elapsed in done))
+        report[side][key]["rounds"] = [figures(latencies, elapsed) for latencies, elapsed in done]
+    return report
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=400, help="calls at concurrency 1 (x4 at 16)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved blocks of each side (default 5)")
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
@@ -146,11 +178,16 @@ def main() -> int:
                 auth = {"Authorization": f"Bearer {token}"}
                 put = httpx2.put(f"{base}/api/v1/users/bench/permission-mode", json={"mode": "allow"}, headers=auth)
                 put.raise_for_status()
-                direct = anyio.run(run_side, upstream, {}, "echo", options.calls)
-                via = anyio.run(run_side, f"{base}/mcp", auth, "up_echo", options.calls)
+                both = anyio.run(run_both, upstream, f"{base}/mcp", auth, options.calls, options.rounds)
+    direct, via = both["direct"], both["toolvet"]
     ratios = {"p50_c1": via["c1"]["p50_ms"] / direct["c1"]["p50_ms"],
               "calls_per_s_c16": via["c16"]["calls_per_s"] / direct["c16"]["calls_per_s"]}
-    report = {"direct": direct, "toolvet": via, "ratios": ratios,
+    per_round = {
+        "p50_c1": [v["p50_ms"] / d["p50_ms"] for v, d in zip(via["c1"]["rounds"], direct["c1"]["rounds"], strict=True)],
+        "calls_per_s_c16": [v["calls_per_s"] / d["calls_per_s"]
+                            for v, d in zip(via["c16"]["rounds"], direct["c16"]["rounds"], strict=True)],
+    }
+    report = {"direct": direct, "toolvet": via, "ratios": ratios, "ratios_per_round": per_round,
               "targets": {"p50_c1": "<= 2.0", "calls_per_s_c16": ">= 0.5"}}
     if options.json:
         print(json.dumps(report, indent=2))
@@ -160,6 +197,9 @@ def main() -> int:
         for key, conc in (("c1", 1), ("c16", 16)):
             row = side[key]
             print(f"{label:10} {conc:>4} {row['p50_ms']:8.2f} {row['p99_ms']:8.2f} {row['calls_per_s']:9.0f}")
+    for key, label in (("p50_c1", "p50 ratio per round, c1:      "),
+                       ("calls_per_s_c16", "calls/s ratio per round, c16: ")):
+        print(label + " ".join(f"{value:.2f}x" for value in per_round[key]))
     print(f"p50 ratio at concurrency 1:     {ratios['p50_c1']:.2f}x (target <= 2.0x): "
           f"{'met' if ratios['p50_c1'] <= 2.0 else 'MISSED'}")
     print(f"calls/s ratio at concurrency 16: {ratios['calls_per_s_c16']:.2f}x (target >= 0.5x): "
