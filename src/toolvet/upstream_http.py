@@ -17,6 +17,11 @@ the raw socket it was built on and answers with the same zero-timeout poll httpc
 
 The HTTP itself stays httpcore2's: framing, keep-alive, TLS, proxies (httpx2 mounts them beside
 this transport) and timeouts are unchanged.
+
+:class:`UpstreamClient` is that ``httpx2.AsyncClient`` plus a :class:`toolvet.lean_http.LeanPool`: the
+JSON-RPC POSTs of discovery and of forwarded calls go through the lean pool whenever httpx2 would
+send them on its own direct connections (not through a proxy); everything else (redirects followed,
+``DELETE``, listening streams) goes through httpx2 as before.
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ import httpcore2
 import httpx2
 from httpcore2._utils import is_socket_readable  # the very check the pool's own streams make
 
-__all__ = ["FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "coalescing", "upstream_client"]
+from toolvet.lean_http import LeanPool, Origin, origin_of
+
+__all__ = ["FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "UpstreamClient", "coalescing",
+           "upstream_client"]
 
 #: A buffered request goes out at once when it reaches this size.
 FLUSH_BYTES: Final = 64 * 1024
@@ -112,21 +120,59 @@ class CoalescingBackend(httpcore2.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-def upstream_client(*, timeout: httpx2.Timeout, limits: httpx2.Limits) -> httpx2.AsyncClient:
+#: Request URLs whose route (lean or not) is remembered per client.
+_ROUTES_KEPT: Final = 4096
+
+
+class UpstreamClient(httpx2.AsyncClient):
     """An ``httpx2.AsyncClient`` built as usual (env proxies, TLS settings), whose direct connections
-    coalesce their writes.
+    coalesce their writes, with a :class:`LeanPool` beside it for JSON-RPC POSTs (:meth:`lean_route`).
 
     httpx2 takes no network backend (and passing a ``transport`` would turn its environment proxies
     off), so the backend of the client's own connection pool is wrapped in place; should a later httpx2
     build its pool differently, the client keeps httpcore2's plain backend (correct, one write more).
     """
-    client = httpx2.AsyncClient(timeout=timeout, limits=limits)
-    pool = getattr(getattr(client, "_transport", None), "_pool", None)
-    if isinstance(pool, httpcore2.AsyncConnectionPool) and isinstance(
-        getattr(pool, "_network_backend", None), httpcore2.AsyncNetworkBackend
-    ):
-        pool._network_backend = CoalescingBackend(pool._network_backend)
-    return client
+
+    def __init__(self, *, timeout: httpx2.Timeout, limits: httpx2.Limits) -> None:
+        super().__init__(timeout=timeout, limits=limits)
+        pool = getattr(self._transport, "_pool", None)
+        if isinstance(pool, httpcore2.AsyncConnectionPool) and isinstance(
+            getattr(pool, "_network_backend", None), httpcore2.AsyncNetworkBackend
+        ):
+            pool._network_backend = CoalescingBackend(pool._network_backend)
+        # The lean path uses the TLS context httpx2 built for this client (verify, SSL_CERT_FILE, ...).
+        context = getattr(pool, "_ssl_context", None)
+        self.lean = LeanPool(ssl_context=context if isinstance(context, ssl.SSLContext) else None,
+                             user_agent=self.headers.get("user-agent", "toolvet"))
+        self._routes: dict[str, tuple[Origin, str] | None] = {}
+
+    def lean_route(self, url: str) -> tuple[Origin, str] | None:
+        """Origin and target for sending to ``url`` on the lean pool, or None when httpx2 must send it
+        (a proxy applies, another scheme, userinfo in the URL)."""
+        try:
+            return self._routes[url]
+        except KeyError:
+            pass
+        route = origin_of(url)
+        if route is not None:
+            try:
+                direct = self._transport_for_url(httpx2.URL(url)) is self._transport
+            except httpx2.InvalidURL:
+                direct = False
+            route = route if direct else None
+        if len(self._routes) >= _ROUTES_KEPT:
+            self._routes.clear()
+        self._routes[url] = route
+        return route
+
+    async def aclose(self) -> None:
+        await self.lean.aclose()
+        await super().aclose()
+
+
+def upstream_client(*, timeout: httpx2.Timeout, limits: httpx2.Limits) -> UpstreamClient:
+    """The client toolvet talks to upstream servers on (see :class:`UpstreamClient`)."""
+    return UpstreamClient(timeout=timeout, limits=limits)
 
 
 def coalescing(client: httpx2.AsyncClient) -> bool:

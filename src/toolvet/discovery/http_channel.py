@@ -20,6 +20,8 @@ from mcp.shared._httpx_utils import redirect_location, stream_within_origin
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
 from toolvet.discovery.protocol import ChannelError, RpcError
+from toolvet.lean_http import LeanResponse
+from toolvet.upstream_http import UpstreamClient
 
 __all__ = ["HttpChannel"]
 
@@ -79,28 +81,41 @@ class HttpChannel:
         return _unwrap(method, reply)
 
     @asynccontextmanager
-    async def _post(self, message: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[httpx2.Response]:
+    async def _post(
+        self, message: dict[str, Any], headers: Mapping[str, str]
+    ) -> AsyncIterator[httpx2.Response | LeanResponse]:
         """POST one JSON-RPC message (same-origin redirects only, as the SDK); HTTP failures, while
-        sending or while the caller reads the answer, become ChannelError."""
+        sending or while the caller reads the answer, become ChannelError.
+
+        On an :class:`UpstreamClient` the POST goes through its lean pool when httpx2 would connect
+        directly; a redirect answered there is drained and the POST sent again through httpx2, which
+        follows it within the origin (the server did not run a request it redirected)."""
+        content = json.dumps(message, separators=(",", ":")).encode()
+        merged = self._headers(headers)
         try:
+            route = self.client.lean_route(self.url) if isinstance(self.client, UpstreamClient) else None
+            if route is not None:
+                assert isinstance(self.client, UpstreamClient)
+                async with self.client.lean.stream(
+                    "POST", *route, content=content, headers=merged, timeout=self.timeout
+                ) as lean:
+                    if not (300 <= lean.status_code < 400 and "location" in lean.headers):
+                        yield lean
+                        return
+                    await self._read_body(lean)
             async with stream_within_origin(
-                self.client,
-                "POST",
-                self.url,
-                content=json.dumps(message, separators=(",", ":")).encode(),
-                headers=self._headers(headers),
-                timeout=self.timeout,
+                self.client, "POST", self.url, content=content, headers=merged, timeout=self.timeout
             ) as response:
                 yield response
         except httpx2.HTTPError as exc:
             raise ChannelError(_http_error_text(exc, self.url)) from exc
 
-    async def _read_reply(self, method: str, response: httpx2.Response) -> dict[str, Any]:
+    async def _read_reply(self, method: str, response: httpx2.Response | LeanResponse) -> dict[str, Any]:
         status = response.status_code
         if status == 202:
             # A request's answer travels on this POST's body; 202 says none will follow.
             raise RpcError(INVALID_REQUEST, "server answered a request with 202 Accepted", synthetic=True)
-        if (location := redirect_location(response)) is not None:
+        if isinstance(response, httpx2.Response) and (location := redirect_location(response)) is not None:
             raise RpcError(
                 INVALID_REQUEST, f"HTTP {status} redirect to {location} not followed", synthetic=True
             )
@@ -138,7 +153,7 @@ class HttpChannel:
         shown = content_type[:60] or "none"
         raise RpcError(INVALID_REQUEST, f"unexpected content type {shown!r} (HTTP {status})", synthetic=True)
 
-    async def _read_body(self, response: httpx2.Response) -> bytes:
+    async def _read_body(self, response: httpx2.Response | LeanResponse) -> bytes:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_response_bytes:
             raise ChannelError(f"response body of {declared} bytes exceeds {self.max_response_bytes} bytes")
@@ -151,7 +166,7 @@ class HttpChannel:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    async def _read_sse_reply(self, method: str, response: httpx2.Response) -> dict[str, Any]:
+    async def _read_sse_reply(self, method: str, response: httpx2.Response | LeanResponse) -> dict[str, Any]:
         # Like the SDK transport: the first response or error on this POST's stream answers it;
         # notifications and server requests interleaved before it are skipped.
         async for data in _sse_data(response.aiter_bytes(), self.max_response_bytes):
