@@ -246,3 +246,67 @@ async def test_proxied_and_unusual_urls_go_through_httpx2(monkeypatch: pytest.Mo
     monkeypatch.delenv("no_proxy", raising=False)
     async with client() as http:
         assert http.lean_route("http://example.org/mcp") is None  # httpx2 sends it through the proxy
+
+
+def _certificates(directory: Any) -> tuple[Any, Any]:
+    """A CA (its PEM file) and a server context whose certificate it signed, for 127.0.0.1."""
+    import datetime
+    import ipaddress
+    import ssl
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+
+    def build(subject: str, key: Any, issuer: str, signer: Any, ca: bool) -> x509.Certificate:
+        builder = (x509.CertificateBuilder()
+                   .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+                   .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(now - datetime.timedelta(minutes=5))
+                   .not_valid_after(now + datetime.timedelta(days=1))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if not ca:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        return builder.sign(signer, hashes.SHA256())
+
+    ca_key, leaf_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = build("toolvet test CA", ca_key, "toolvet test CA", ca_key, True)
+    leaf = build("127.0.0.1", leaf_key, "toolvet test CA", ca_key, False)
+    ca_file, chain_file, key_file = directory / "ca.pem", directory / "leaf.pem", directory / "leaf.key"
+    ca_file.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    chain_file.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(leaf_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                serialization.NoEncryption()))
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server.load_cert_chain(chain_file, key_file)
+    return ca_file, server
+
+
+async def test_https_uses_the_clients_tls_settings(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An https upstream is verified as httpx2 would verify it: refused with an unknown CA, accepted
+    once SSL_CERT_FILE names it (httpx2 reads the environment when the client is built)."""
+    from anyio.streams.tls import TLSListener
+
+    ca_file, server_context = _certificates(tmp_path)
+    server = Upstream(echo)
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    url = f"https://127.0.0.1:{port}/mcp"
+    async with TLSListener(listener, server_context, standard_compatible=False) as tls, anyio.create_task_group() as tg:
+        tg.start_soon(tls.serve, server.handle)
+        async with client() as http:
+            assert http.lean_route(url) is not None
+            with pytest.raises(ChannelError, match="CERTIFICATE_VERIFY_FAILED"):
+                await HttpChannel(http, url, {}, timeout=TIMEOUT, max_response_bytes=1024).request("ping", None, {})
+        monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
+        async with client() as http:
+            ch = HttpChannel(http, url, {}, timeout=TIMEOUT, max_response_bytes=1024)
+            assert await ch.request("ping", None, {}) == {"connection": server.connections}
+            assert await ch.request("ping", None, {}) == {"connection": server.connections}
+            assert http.lean.opened == 1
+        tg.cancel_scope.cancel()
