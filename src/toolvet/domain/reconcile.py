@@ -85,31 +85,6 @@ class ChangeSet:
         }
 
 
-@dataclass(frozen=True)
-class PreparedClaims:
-    """Each tool's claim of a listing made ahead of :func:`reconcile`, by whoever has CPU to spare
-    (a sweep hands them to its writer process when the writer falls behind): per tool, in listing
-    order, its claim with its static findings, or why it cannot be stored. Made for one
-    ``max_definition_bytes``; reconcile ignores them under another."""
-
-    max_definition_bytes: int
-    items: list[tuple[ToolClaim, list[dict[str, Any]]] | str]
-
-
-def prepare_claims(listing: Sequence[Any], *, max_definition_bytes: int, float_free: bool = False) -> PreparedClaims:
-    """Read every tool of ``listing`` into its claim and static findings (what reconcile would do for
-    a new tool), without looking at what is stored."""
-    items: list[tuple[ToolClaim, list[dict[str, Any]]] | str] = []
-    for raw in listing:
-        try:
-            claim = read_claim(raw, max_definition_bytes, json_decoded=True, float_free=float_free)
-        except DefinitionError as exc:
-            items.append(str(exc))
-        else:
-            items.append((claim, static_findings(claim.definition, claim.text)))
-    return PreparedClaims(max_definition_bytes, items)
-
-
 def _raw_name(raw: Any) -> str | None:
     if isinstance(raw, dict) and isinstance(raw.get("name"), str):
         return str(raw["name"])
@@ -133,7 +108,6 @@ def _same_definition(raw: Any, digest: str, max_definition_bytes: int, float_fre
 def reconcile(
     stored: list[StoredTool], listing: list[Any], *, complete: bool, max_definition_bytes: int,
     load_input_schemas: SchemaLoader | None = None, float_free: bool = False,
-    prepared: PreparedClaims | None = None,
 ) -> ChangeSet:
     """Compare a server's advertised listing (its tools as a JSON decoder made them) with its stored tools.
 
@@ -141,54 +115,36 @@ def reconcile(
     retires nothing. (A failed pass is never reconciled at all.) ``load_input_schemas`` supplies the
     stored input schemas left ``UNLOADED``; it is called at most once, with the ids of the changed
     tools that need one, and not at all when nothing changed. ``float_free``: the decoder saw no float
-    in the listing (``Listing.float_free``). ``prepared``: the listing's claims made ahead
-    (:func:`prepare_claims`), used instead of reading each tool here; the outcome is the same.
+    in the listing (``Listing.float_free``).
     """
-    ready = prepared.items if prepared is not None and prepared.max_definition_bytes == max_definition_bytes else None
-    if ready is not None and len(ready) != len(listing):
-        raise ValueError("prepared claims do not match the listing")
     changes = ChangeSet()
     by_name = {tool.name: tool for tool in stored}
     seen: set[str] = set()
     name_counts = Counter(n for n in map(_raw_name, listing) if n is not None)
     claims: list[ToolClaim] = []
-    static: dict[str, list[dict[str, Any]]] = {}  # the prepared static findings, by tool name
     for index, raw in enumerate(listing):
         name = _raw_name(raw)
         if name is not None and name_counts[name] > 1:
             changes.rejected.append(Rejection(index, name, f"name {name!r} is advertised {name_counts[name]} times"))
             continue
-        ahead = ready[index] if ready is not None else None
         known = by_name.get(name) if name is not None else None
-        if known is not None and not known.retired and (
-            _same_definition(raw, known.digest, max_definition_bytes, float_free) if ahead is None
-            else isinstance(ahead, tuple) and ahead[0].digest == known.digest  # (a prepared claim fits the limit)
-        ):
+        if (known is not None and not known.retired
+                and _same_definition(raw, known.digest, max_definition_bytes, float_free)):
             # The exact object already stored and validated: nothing to check or write but last_seen_at.
             seen.add(known.name)
             changes.unchanged_ids.append(known.id)
             continue
-        if ahead is None:
-            try:
-                claims.append(read_claim(raw, max_definition_bytes, json_decoded=True, float_free=float_free))
-            except DefinitionError as exc:
-                changes.rejected.append(Rejection(index, name, str(exc)))
-        elif isinstance(ahead, str):
-            changes.rejected.append(Rejection(index, name, ahead))
-        else:
-            claims.append(ahead[0])
-            static[ahead[0].name] = ahead[1]
-
-    def findings_of(claim: ToolClaim) -> list[dict[str, Any]]:
-        made = static.get(claim.name)
-        return list(made) if made is not None else static_findings(claim.definition, claim.text)
+        try:
+            claims.append(read_claim(raw, max_definition_bytes, json_decoded=True, float_free=float_free))
+        except DefinitionError as exc:
+            changes.rejected.append(Rejection(index, name, str(exc)))
 
     changed: list[tuple[StoredTool, ToolClaim]] = []
     for claim in claims:
         seen.add(claim.name)
         known = by_name.get(claim.name)
         if known is None:
-            changes.added.append(Upsert(None, claim, findings_of(claim)))
+            changes.added.append(Upsert(None, claim, static_findings(claim.definition, claim.text)))
         elif known.digest != claim.digest or known.retired:
             changed.append((known, claim))
         else:
@@ -196,7 +152,7 @@ def reconcile(
 
     before = _input_schemas([known for known, _ in changed], load_input_schemas)
     for known, claim in changed:
-        findings = findings_of(claim) + change_findings(
+        findings = static_findings(claim.definition, claim.text) + change_findings(
             before[known.id], known.advertised_read_only, claim.definition, claim.advertised_read_only
         )
         changes.changed.append(Upsert(known.id, claim, findings, revived=known.retired))

@@ -36,7 +36,6 @@ import anyio.to_thread
 
 from toolvet.db.engine import Database
 from toolvet.domain.listing import Listing
-from toolvet.domain.reconcile import PreparedClaims, prepare_claims
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases
 from toolvet.services.context import Context
@@ -46,11 +45,7 @@ from toolvet.settings import Settings
 log = logging.getLogger("toolvet.discovery")
 T = TypeVar("T")
 
-__all__ = ["PREPARE_BEHIND", "InlineWriter", "PassWriter", "ProcessWriter", "writer_for"]
-
-#: With this many full applies waiting on the writer process, the sweep's process makes the claims of
-#: the next listings itself (see ProcessWriter).
-PREPARE_BEHIND = 10
+__all__ = ["InlineWriter", "PassWriter", "ProcessWriter", "writer_for"]
 
 
 class PassWriter(Protocol):
@@ -140,9 +135,9 @@ def _carried(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 def _child_apply(server_id: int, name: str, listing: Listing, started: datetime, trigger: str, lease_key: str,
-                 holder: str, tools_withheld: bool, prepared: PreparedClaims | None = None) -> DiscoveryRunOut:
+                 holder: str, tools_withheld: bool) -> DiscoveryRunOut:
     return _carried(apply_listing, child_context(), server_id, name, listing, started, trigger, lease_key=lease_key,
-                    holder=holder, tools_withheld=tools_withheld, prepared=prepared)
+                    holder=holder, tools_withheld=tools_withheld)
 
 
 #: One withheld listing's apply: server id, name, listing (tools left out), started, trigger, lease key.
@@ -176,11 +171,6 @@ class ProcessWriter:
     fork of this threaded, event-looped process is not safe) and kept until :meth:`close`; ``begin``
     in a thread of this process.
 
-    While the writer is behind (:data:`PREPARE_BEHIND` or more full applies waiting on it), this
-    process reads the claims of the listings it sends (``domain.reconcile.prepare_claims``, about a
-    third of a new listing's reconcile), so the two processes share the work instead of this one
-    waiting for the writer.
-
     A listing that is likely unchanged is sent without its tools: the no-change fast path needs
     none, and pickling them would cost this process as much as the fast path costs the writer. Should
     the fast path not hold after all, the writer says so (``ToolsWithheld``, nothing written) and the
@@ -203,8 +193,6 @@ class ProcessWriter:
         # Withheld applies waiting to go to the writer together (see _apply_withheld).
         self._withheld: list[tuple[WithheldApply, asyncio.Future[Any]]] = []
         self._sending = False
-        self._waiting = 0  # full applies sent to the writer and not answered yet
-        self.prepared = 0  # listings whose claims this process made (tests, diagnostics)
 
     @property
     def alive(self) -> bool:
@@ -248,17 +236,8 @@ class ProcessWriter:
                     raise outcome
                 if outcome is not None:
                     return outcome
-            prepared = None
-            if self._waiting >= PREPARE_BEHIND and listing.status == "ok" and listing.tools:
-                prepared = prepare_claims(listing.tools, max_definition_bytes=self.ctx.settings.max_definition_bytes,
-                                          float_free=listing.float_free)
-                self.prepared += 1
-            self._waiting += 1
-            try:
-                return await self._run(_child_apply, server_id, name, listing, started, trigger, lease_key,
-                                       leases.HOLDER, False, prepared)
-            finally:
-                self._waiting -= 1
+            return await self._run(_child_apply, server_id, name, listing, started, trigger, lease_key,
+                                   leases.HOLDER, False)
         except BrokenProcessPool:
             return await self.inline.apply(server_id, name, listing, started, trigger, lease_key,
                                            likely_unchanged=likely_unchanged)

@@ -19,7 +19,7 @@ from toolvet.db.models import DiscoveryRun, Server, Tool, ToolDefinition
 from toolvet.db.ownership import DISCOVERY_COLUMNS, only
 from toolvet.db.types import Preserialized, utcnow
 from toolvet.domain.listing import Listing
-from toolvet.domain.reconcile import ChangeSet, PreparedClaims, StoredTool, Upsert, reconcile
+from toolvet.domain.reconcile import ChangeSet, StoredTool, Upsert, reconcile
 from toolvet.errors import NotFound
 from toolvet.jsontext import compact
 from toolvet.schemas.tools import DiscoveryRunOut
@@ -260,7 +260,6 @@ class ToolsWithheld(Exception):
 def apply_listing(
     ctx: Context, server_id: int, name: str, listing: Listing, started: datetime, trigger: str, *,
     lease_key: str | None = None, holder: str = leases.HOLDER, tools_withheld: bool = False,
-    prepared: PreparedClaims | None = None,
 ) -> DiscoveryRunOut:
     """Reconcile a listing and record the run, in one transaction. Only an ``ok`` listing changes
     tools: an incomplete or failed one is recorded and changes nothing (SPEC §4.2). With ``lease_key``
@@ -269,8 +268,7 @@ def apply_listing(
 
     ``tools_withheld`` says ``listing.tools`` was left out (a writer process is sent a listing that
     is likely unchanged without them): the no-change fast path needs none; if it does not hold,
-    ToolsWithheld is raised and the transaction rolled back. ``prepared``: the listing's claims made
-    ahead by the sender (``domain.reconcile.prepare_claims``), which reconcile then need not make.
+    ToolsWithheld is raised and the transaction rolled back.
 
     Core statements throughout (no ORM identity map or flush): the server row is updated first and
     RETURNING hands back the flags the tool writes need, and the run row is inserted RETURNING its id.
@@ -301,8 +299,7 @@ def apply_listing(
             else:
                 changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
                                     max_definition_bytes=ctx.settings.max_definition_bytes,
-                                    load_input_schemas=partial(_input_schemas, conn), float_free=listing.float_free,
-                                    prepared=prepared)
+                                    load_input_schemas=partial(_input_schemas, conn), float_free=listing.float_free)
                 write_changes(conn, server, changes, now)
                 counts = changes.counts()
                 _record_listing(conn, server, key, changes)
