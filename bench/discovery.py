@@ -5,6 +5,8 @@ One upstream process (``bench/farm.py`` under uvicorn) serves N virtual MCP serv
 
 1. baseline: every server's listing fetched with plain JSON-RPC (``server/discover`` + ``tools/list``
    pages, json-decoded) over one shared ``httpx2.AsyncClient`` at the same concurrency, no registry;
+   run three times, before the first pass, between the passes and after them (the median counts), so
+   a change in the machine's speed during the run reaches the baseline as it reaches the passes;
 2. first pass: ``services.discovery.discover`` on a fresh database with the N servers registered;
 3. no-change pass: a second ``discover``, with the rows it writes counted per table and statement kind;
 4. peak RSS of this process plus that of toolvet's discovery writer process.
@@ -58,7 +60,7 @@ FARM_STOP_TIMEOUT: Final = 10.0
 PROTOCOL_VERSION: Final = "2026-07-28"
 ADMIN: Final = Principal(actor="bench:admin", role=Role.ADMIN)
 
-BASELINE_RUNS: Final = 3  # the baseline is cheap: its median is steadier than one run
+BASELINE_RUNS: Final = 3  # before, between and after the passes: their median is steadier than one run
 
 TARGET_FIRST_PASS: Final = 3.0  # first pass / baseline
 TARGET_NO_CHANGE: Final = 2.0  # no-change pass / baseline
@@ -138,6 +140,7 @@ class Report:
     first_pass: Phase
     no_change_pass: Phase
     writes: list[WriteRow] = field(default_factory=list)
+    baseline_runs: list[float] = field(default_factory=list)  # wall seconds: before, between, after
 
     @property
     def peak_rss_mb(self) -> float:
@@ -287,9 +290,8 @@ async def _baseline_once(config: Config, base: str) -> Phase:
     return Phase("baseline", seconds, cpu, total, peak_rss_mb())
 
 
-async def run_baseline(config: Config, base: str) -> Phase:
-    """The median of ``BASELINE_RUNS`` baseline runs (by wall time)."""
-    runs = [await _baseline_once(config, base) for _ in range(BASELINE_RUNS)]
+def median_run(runs: list[Phase]) -> Phase:
+    """The baseline run of median wall time (the lower middle one of an even count)."""
     median = statistics.median_low(r.seconds for r in runs)
     return next(r for r in runs if r.seconds == median)
 
@@ -472,11 +474,12 @@ async def measure(config: Config) -> Report:
     with tempfile.TemporaryDirectory(prefix="toolvet-bench-") as tmp:
         workdir = Path(tmp)
         with running_farm(config, workdir) as base:
-            baseline = await run_baseline(config, base)
+            baselines = [await _baseline_once(config, base)]
             ctx = await anyio.to_thread.run_sync(open_registry, config, workdir)
             try:
                 await anyio.to_thread.run_sync(register_servers, ctx, config, base)
                 first = await timed_discover(ctx, config, "first pass", first=True)
+                baselines.append(await _baseline_once(config, base))
                 writer = ctx.discovery_writer
                 in_writer = isinstance(writer, ProcessWriter) and writer.alive
                 if in_writer:
@@ -485,9 +488,12 @@ async def measure(config: Config) -> Report:
                     second = await timed_discover(ctx, config, "no-change pass", first=False)
                 if in_writer:
                     counter.add(*await writer.call(_writer_writes))
+                baselines.append(await _baseline_once(config, base))
             finally:
                 ctx.close()
-    return Report(config, baseline, first, second, counter.breakdown(expected_no_change_writes(config)))
+    assert len(baselines) == BASELINE_RUNS
+    return Report(config, median_run(baselines), first, second, counter.breakdown(expected_no_change_writes(config)),
+                  [b.seconds for b in baselines])
 
 
 # ---------------------------------------------------------------------------------------- output
@@ -516,8 +522,10 @@ def render_table(report: Report) -> str:
         _phase_line(report.no_change_pass, report.baseline, no_change_target),
         f"{'peak RSS':<16}{report.peak_rss_mb:>8.0f} MB{'':>44}{f'<= {rss_target.limit:g} MB':>11}  "
         f"{'PASS' if rss_target.passed else 'FAIL'}",
-        f"(baseline: median of {BASELINE_RUNS} runs; CPU: this process's CPU time, all threads; writer: CPU "
-        "of toolvet's discovery writer process; vs base: wall / baseline wall; peak RSS: this process + writer)",
+        f"(baseline: median of {BASELINE_RUNS} runs, before, between and after the passes: "
+        + ", ".join(f"{s:.2f} s" for s in report.baseline_runs) + ";",
+        " CPU: this process's CPU time, all threads; writer: CPU of toolvet's discovery writer process;",
+        " vs base: wall / baseline wall; peak RSS: this process + writer)",
         "",
         "rows written by the no-change pass:",
         f"  {'table':<16}{'kind':<8}{'statements':>11}{'rows':>10}{'expected':>10}  verdict",
@@ -538,6 +546,7 @@ def render_json(report: Report) -> str:
     return json.dumps({
         "config": config,
         "baseline": phase(report.baseline),
+        "baseline_runs_seconds": [round(seconds, 3) for seconds in report.baseline_runs],
         "first_pass": phase(report.first_pass),
         "no_change_pass": phase(report.no_change_pass),
         "peak_rss_mb": round(report.peak_rss_mb, 1),
