@@ -237,6 +237,8 @@ async def test_a_redirect_is_followed_by_httpx2_within_the_origin() -> None:
 
 async def test_proxied_and_unusual_urls_go_through_httpx2(monkeypatch: pytest.MonkeyPatch) -> None:
     async with client() as http:
+        # httpx2's own idle connections expire as soon as the lean pool's
+        assert http._transport._pool._keepalive_expiry == lean_http.IDLE_SECONDS  # type: ignore[attr-defined]
         assert http.lean_route("http://127.0.0.1:8000/mcp?x=1") == (
             lean_http.Origin("http", "127.0.0.1", 8000), "/mcp?x=1")
         assert http.lean_route("https://example.org/mcp") == (lean_http.Origin("https", "example.org", 443), "/mcp")

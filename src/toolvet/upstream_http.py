@@ -34,7 +34,7 @@ import httpcore2
 import httpx2
 from httpcore2._utils import is_socket_readable  # the very check the pool's own streams make
 
-from toolvet.lean_http import LeanPool, Origin, origin_of
+from toolvet.lean_http import IDLE_SECONDS, LeanPool, Origin, origin_of
 
 __all__ = ["FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "UpstreamClient", "coalescing",
            "upstream_client"]
@@ -134,6 +134,12 @@ class UpstreamClient(httpx2.AsyncClient):
     """
 
     def __init__(self, *, timeout: httpx2.Timeout, limits: httpx2.Limits) -> None:
+        # httpx2's idle connections too are dropped before a server's common 5 s keep-alive close can
+        # race a request on them (lean_http.IDLE_SECONDS).
+        expiry = limits.keepalive_expiry
+        limits = httpx2.Limits(max_connections=limits.max_connections,
+                               max_keepalive_connections=limits.max_keepalive_connections,
+                               keepalive_expiry=IDLE_SECONDS if expiry is None else min(expiry, IDLE_SECONDS))
         super().__init__(timeout=timeout, limits=limits)
         pool = getattr(self._transport, "_pool", None)
         if isinstance(pool, httpcore2.AsyncConnectionPool) and isinstance(
