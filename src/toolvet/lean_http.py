@@ -3,8 +3,8 @@
 Every forwarded ``tools/call`` and every discovery request is one small POST to an upstream. Through
 httpx2 each costs about 1 ms of CPU on this kind of machine, most of it in the layers between the
 request and the socket (anyio streams with a cancel scope per read and write, the connection pool's
-locks and its per-request poll of every idle connection, request and response models); h11 alone,
-fed straight from an ``asyncio.Protocol``, does the same exchange in about a third of that
+locks and its per-request poll of every idle connection, request and response models); with h11 fed
+straight from an ``asyncio.Protocol`` the same request costs about 35 % less
 (docs/benchmarks.md, "Gateway Round 3"). So the POSTs take this path and everything else stays on
 httpx2:
 
