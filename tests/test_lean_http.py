@@ -243,6 +243,10 @@ async def test_proxied_and_unusual_urls_go_through_httpx2(monkeypatch: pytest.Mo
             lean_http.Origin("http", "127.0.0.1", 8000), "/mcp?x=1")
         assert http.lean_route("https://example.org/mcp") == (lean_http.Origin("https", "example.org", 443), "/mcp")
         assert http.lean_route("http://user:pw@127.0.0.1:8000/mcp") is None
+        assert http.lean_route("http://127.0.0.1:8000/a b") is None  # httpx2 encodes what must be
+        assert http.lean_route("http://bücher.example/mcp") is None  # and the IDNA host
+        assert http.lean_route("http://127.0.0.1:99999/mcp") is None  # httpx2 says what is wrong
+        assert http.lean_route("http://[::1]:8000/mcp")[0].host_header == "[::1]:8000"  # type: ignore[index]
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)

@@ -25,6 +25,7 @@ httpx2:
 from __future__ import annotations
 
 import asyncio
+import re
 import ssl
 import time
 import zlib
@@ -62,19 +63,28 @@ class Origin:
         return host if self.port == default else f"{host}:{self.port}"
 
 
+#: A request target sent as it is written: RFC 3986 path and query characters only (httpx2 would
+#: percent-encode anything else, so such a URL goes through httpx2).
+_PLAIN_TARGET: Final = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+")
+
+
 def origin_of(url: str) -> tuple[Origin, str] | None:
     """The origin and request target of an ``http``/``https`` URL, or None for anything else
-    (userinfo, another scheme, no host): those go through httpx2."""
+    (userinfo, another scheme, no host, a non-ASCII host, characters a URL must encode): those go
+    through httpx2, which normalises them."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
+    host = parts.hostname
+    if scheme not in ("http", "https") or not host or not host.isascii() or "@" in parts.netloc:
         return None
     try:
         port = parts.port or (443 if scheme == "https" else 80)
     except ValueError:
         return None
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return Origin(scheme, parts.hostname, port), target
+    if not _PLAIN_TARGET.fullmatch(target):
+        return None
+    return Origin(scheme, host, port), target
 
 
 class _Connection(asyncio.Protocol):
@@ -93,7 +103,6 @@ class _Connection(asyncio.Protocol):
         self._paused_reading = False
         self._waiter: asyncio.Future[None] | None = None
         self._drain: asyncio.Future[None] | None = None
-        self._lost: Exception | None = None
 
     # asyncio.Protocol ------------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -117,7 +126,6 @@ class _Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self._eof = True
-        self._lost = exc
         self._wake()
         if self._drain is not None and not self._drain.done():
             self._drain.set_result(None)
