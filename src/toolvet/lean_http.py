@@ -244,9 +244,6 @@ class LeanResponse:
             elif type(event) is h11.ConnectionClosed:  # pragma: no cover - h11 raises first
                 raise httpx2.RemoteProtocolError("Server disconnected before the response ended.")
 
-    async def aread(self) -> bytes:
-        return b"".join([chunk async for chunk in self.aiter_bytes()])
-
 
 class LeanPool:
     """Keep-alive connections per origin; :meth:`stream` sends one request over one of them."""
@@ -316,7 +313,9 @@ class LeanPool:
         loop = asyncio.get_running_loop()
         context = None
         if origin.scheme == "https":
-            context = self._ssl_context if self._ssl_context is not None else httpx2.create_ssl_context()
+            if self._ssl_context is None:  # made once: loading the trust store costs tens of ms
+                self._ssl_context = httpx2.create_ssl_context()
+            context = self._ssl_context
         try:
             with anyio.fail_after(connect_timeout):
                 _, connection = await loop.create_connection(

@@ -154,7 +154,7 @@ class UpstreamClient(httpx2.AsyncClient):
 
     def lean_route(self, url: str) -> tuple[Origin, str] | None:
         """Origin and target for sending to ``url`` on the lean pool, or None when httpx2 must send it
-        (a proxy applies, another scheme, userinfo in the URL)."""
+        (a proxy applies, or ``lean_http.origin_of`` refuses the URL)."""
         try:
             return self._routes[url]
         except KeyError:

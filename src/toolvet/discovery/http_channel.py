@@ -92,11 +92,10 @@ class HttpChannel:
         follows it within the origin (the server did not run a request it redirected)."""
         content = json.dumps(message, separators=(",", ":")).encode()
         merged = self._headers(headers)
+        client = self.client
         try:
-            route = self.client.lean_route(self.url) if isinstance(self.client, UpstreamClient) else None
-            if route is not None:
-                assert isinstance(self.client, UpstreamClient)
-                async with self.client.lean.stream(
+            if isinstance(client, UpstreamClient) and (route := client.lean_route(self.url)) is not None:
+                async with client.lean.stream(
                     "POST", *route, content=content, headers=merged, timeout=self.timeout
                 ) as lean:
                     if not (300 <= lean.status_code < 400 and "location" in lean.headers):
