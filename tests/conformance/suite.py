@@ -37,7 +37,9 @@ class Outcome:
     warnings: tuple[str, ...] = ()  # check ids
 
     def describe(self) -> str:
-        return "; ".join(self.failures) or "passed"
+        if self.failures:
+            return "; ".join(self.failures)
+        return f"passed with warnings {', '.join(self.warnings)}" if self.warnings else "passed"
 
 
 def _cli() -> list[str]:

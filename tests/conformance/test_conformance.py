@@ -70,6 +70,5 @@ async def test_no_scenario_that_passes_directly_fails_through_toolvet(
             with bearer_proxy_server(endpoint, toolvet.alice) as proxy:
                 through = await anyio.to_thread.run_sync(run_server_scenarios, proxy.url, tmp_path)
     broken = {name: through[name] for name, o in direct.items() if o.passed and not through[name].passed}
-    assert not broken, f"{len(broken)} of {len(direct)} scenarios pass directly but fail through toolvet:\n" + _report(
-        broken
-    )
+    message = f"{len(broken)} of {len(direct)} scenarios pass directly but fail through toolvet:\n"
+    assert not broken, message + _report(broken)
