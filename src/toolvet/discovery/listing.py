@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -19,25 +18,14 @@ from typing import Any, Literal
 import anyio
 import httpx2
 
-from toolvet.discovery.http_channel import HttpChannel
-from toolvet.discovery.protocol import Channel, ChannelError, ProtocolError, RpcError, TimedChannel, negotiate
-from toolvet.discovery.stream_channel import StderrTail, open_sse, open_stdio
 from toolvet.domain.listing import Listing
+from toolvet.upstream.errors import describe, one_line
+from toolvet.upstream.http import HttpChannel
+from toolvet.upstream.protocol import RELAYED_CAPABILITIES, Channel, TimedChannel, negotiate
+from toolvet.upstream.streams import StderrTail, open_sse, open_stdio
+from toolvet.upstream.target import Target
 
 __all__ = ["Limits", "Listing", "Target", "fetch_listing"]
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where an upstream server is and how to reach it."""
-
-    transport: Literal["streamable-http", "sse", "stdio"]
-    url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)  # sent on http transports (e.g. Authorization)
-    command: str | None = None
-    args: Sequence[str] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    cwd: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,7 +93,7 @@ class _Pass:
         return Listing(
             status=status,
             tools=self.tools,
-            error=_one_line(error) if error is not None else None,
+            error=one_line(error) if error is not None else None,
             protocol_version=self.protocol_version,
             server_info=self.server_info,
             capabilities=self.capabilities,
@@ -135,7 +123,7 @@ async def fetch_listing(target: Target, limits: Limits, http: httpx2.AsyncClient
             return await _run_pass(target, limits, http, state)
         return state.failed(f"pass timed out after {limits.pass_timeout:g} s")
     except Exception as exc:  # the boundary: an upstream's misbehaviour is data, never a traceback
-        return state.failed(_describe(exc, target))
+        return state.failed(describe(exc, target.url or target.command))
 
 
 async def _run_pass(target: Target, limits: Limits, http: httpx2.AsyncClient | None, state: _Pass) -> Listing:
@@ -193,7 +181,9 @@ async def _client(http: httpx2.AsyncClient | None, limits: Limits) -> AsyncItera
 async def _list(raw_channel: Channel, limits: Limits, state: _Pass) -> Listing:
     channel = TimedChannel(raw_channel, limits.read_timeout)
     state.channel = channel
-    session = await negotiate(channel)
+    # The same capabilities the gateway declares when it forwards calls: a server that adapts its list
+    # to them lists the tools calls will reach.
+    session = await negotiate(channel, RELAYED_CAPABILITIES)
     state.protocol_version = session.protocol_version
     state.server_info = session.server_info
     state.capabilities = session.capabilities
@@ -231,38 +221,6 @@ async def _list(raw_channel: Channel, limits: Limits, state: _Pass) -> Listing:
             )
         seen.add(next_cursor)
         cursor = next_cursor
-
-
-def _describe(exc: BaseException, target: Target) -> str:
-    """One operator-readable phrase for an exception raised anywhere under the pass."""
-    if isinstance(exc, BaseExceptionGroup):
-        # SDK transports fail inside task groups; the first leaf is the cause.
-        leaf: BaseException = exc
-        while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
-            leaf = leaf.exceptions[0]
-        return _describe(leaf, target)
-    if isinstance(exc, RpcError | ChannelError | ProtocolError):
-        return str(exc)
-    if isinstance(exc, httpx2.HTTPStatusError):
-        return f"HTTP {exc.response.status_code} from {exc.request.url}"
-    if isinstance(exc, httpx2.ConnectError):
-        return f"cannot connect to {target.url}: {exc or 'connection refused'}"
-    if isinstance(exc, httpx2.TimeoutException):
-        return f"HTTP timeout ({type(exc).__name__}) talking to {target.url}"
-    if isinstance(exc, httpx2.HTTPError):
-        return f"{type(exc).__name__} talking to {target.url}: {exc}"
-    if isinstance(exc, OSError) and target.transport == "stdio":
-        return f"cannot run {target.command!r}: {exc.strerror or exc}"
-    return f"{type(exc).__name__}: {exc}"
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
-
-
-def _one_line(text: str, limit: int = 500) -> str:
-    # Errors quote server-chosen text; keep them one printable line of bounded length.
-    flat = _CONTROL.sub(" ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _show(cursor: str) -> str:

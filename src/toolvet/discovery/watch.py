@@ -34,21 +34,13 @@ from typing import Any, Final, NoReturn
 
 import anyio
 import httpx2
-from mcp.client.sse import sse_client
-from mcp.shared.message import SessionMessage
-from mcp.types import (
-    METHOD_NOT_FOUND,
-    ErrorData,
-    JSONRPCError,
-    JSONRPCNotification,
-    JSONRPCRequest,
-    JSONRPCResponse,
-)
 
-from toolvet.discovery.http_channel import SESSION_ID_HEADER, HttpChannel, _sse_data
-from toolvet.discovery.listing import Limits, Target
-from toolvet.discovery.protocol import ChannelError, RpcError, Session, TimedChannel, negotiate
-from toolvet.discovery.stream_channel import StreamChannel, open_stdio
+from toolvet.discovery.listing import Limits
+from toolvet.upstream.errors import ChannelError, RpcError
+from toolvet.upstream.http import SESSION_ID_HEADER, HttpChannel, answer
+from toolvet.upstream.protocol import NO_HOOKS, Hooks, Session, TimedChannel, negotiate
+from toolvet.upstream.streams import StreamChannel, open_sse, open_stdio
+from toolvet.upstream.target import Target
 
 __all__ = ["watch_list_changed"]
 
@@ -57,11 +49,32 @@ log = logging.getLogger("toolvet.discovery.watch")
 LIST_CHANGED: Final = "notifications/tools/list_changed"
 ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
 SUBSCRIPTION_ID_KEY: Final = "io.modelcontextprotocol/subscriptionId"
-LISTEN_ID: Final = "toolvet-listen-1"  # a string id never collides with the channel's integer ids
+LISTEN_ID: Final = "toolvet-listen-1"  # on streamable HTTP; a string id never collides with the channel's
 #: A watch stream is long-lived; it is re-established after this many bytes so memory stays bounded.
 MAX_STREAM_BYTES: Final = 64 * 1024 * 1024
 _MAX_JSON_REPLY: Final = 1024 * 1024
 _FOREVER: Final = 10.0 * 365 * 24 * 3600  # "no read timeout" for the SDK's SSE client, which needs a number
+
+
+class _StreamHooks(Hooks):
+    """Hands a stream session's notifications to the watch; remembers why it must stop, if it must."""
+
+    def __init__(self, watch: _Watch) -> None:
+        self.watch = watch
+        self.session: Session | None = None
+        self.channel: StreamChannel | None = None
+        self.subscription: Any = LISTEN_ID
+        self.stop: Exception | None = None
+
+    async def notification(self, method: str, params: dict[str, Any] | None) -> None:
+        if self.session is None:
+            return
+        try:
+            _on_notification(method, params, self.session, self.watch, self.subscription)
+        except Unsupported as exc:
+            self.stop = exc
+            if self.channel is not None:
+                self.channel.closed.set()
 
 
 class Unsupported(Exception):
@@ -148,90 +161,68 @@ async def _watch_once(target: Target, limits: Limits, http: httpx2.AsyncClient |
             if target.transport == "streamable-http":
                 await _watch_http(stack, target, limits, http, watch)
                 return
-            stream = await _open_stream(stack, target, limits)
+            hooks = _StreamHooks(watch)
+            stream = await _open_stream(stack, target, limits, hooks)
+            hooks.channel = stream
             session = await negotiate(TimedChannel(stream, limits.read_timeout))
             if not _announces(session):
                 raise Unsupported("its capabilities do not include tools.listChanged")
-            if session.modern:
-                params, _ = _listen_params(session)
-                await _send(stream, JSONRPCRequest(
-                    jsonrpc="2.0", id=LISTEN_ID, method="subscriptions/listen", params=params))
-            else:
-                watch.up()  # handshake era: the session's own stream carries the notifications
-            await _read_stream(stream, session, watch)
+            hooks.session = session
+            await _read_stream(stream, session, hooks)
     if setup.cancelled_caught:
         raise ChannelError(f"the watch stream was not up within {limits.pass_timeout:g} s")
 
 
-async def _open_stream(stack: AsyncExitStack, target: Target, limits: Limits) -> StreamChannel:
+async def _open_stream(stack: AsyncExitStack, target: Target, limits: Limits, hooks: Hooks) -> StreamChannel:
     if target.transport == "sse":
         if not target.url:
             raise Unsupported("the server has no url")
         # The SDK's SSE reader gives up after sse_read_timeout of silence; a watch waits as long as its
         # caller lets it, so that bound is effectively lifted (connect and POSTs keep connect_timeout).
-        read, write = await stack.enter_async_context(sse_client(
-            target.url, headers=dict(target.headers), timeout=limits.connect_timeout,
-            sse_read_timeout=_FOREVER))
-        return StreamChannel(read, write)
+        opened: StreamChannel = await stack.enter_async_context(open_sse(
+            target.url, target.headers, connect_timeout=limits.connect_timeout, read_timeout=_FOREVER,
+            on_notification=hooks))
+        return opened
     if target.transport == "stdio":
         if not target.command:
             raise Unsupported("the server has no command")
         errlog = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
-        return await stack.enter_async_context(
-            open_stdio(target.command, list(target.args), target.env, target.cwd, errlog))
+        opened = await stack.enter_async_context(
+            open_stdio(target.command, list(target.args), target.env, target.cwd, errlog, on_notification=hooks))
+        return opened
     raise Unsupported(f"unknown transport {target.transport!r}")
 
 
-async def _send(stream: StreamChannel, message: JSONRPCRequest | JSONRPCResponse | JSONRPCError) -> None:
-    try:
-        await stream.write_stream.send(SessionMessage(message))
-    except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-        raise ChannelError("connection to the server is closed") from exc
+async def _read_stream(stream: StreamChannel, session: Session, hooks: _StreamHooks) -> None:
+    """Hold the session's stream until it ends; the hooks act on each notification meanwhile."""
+    if session.modern:
+        hooks.subscription = stream.next_request_id
+        try:
+            await session.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, hooks)
+        except RpcError as exc:
+            if not hooks.watch.established:
+                raise Unsupported(f"subscriptions/listen refused: {exc.message[:200]}") from None
+        except ChannelError:
+            if hooks.stop is None:
+                raise
+        # A result is a graceful close of the subscription.
+    else:
+        hooks.watch.up()  # handshake era: the session's own stream carries the notifications
+        await stream.closed.wait()
+    if hooks.stop is not None:
+        raise hooks.stop
 
 
-async def _read_stream(stream: StreamChannel, session: Session, watch: _Watch) -> None:
-    """Read the session's message stream until it ends, answering the server's requests."""
-    while True:
-        item = await _receive(stream)
-        if item is None:
-            return
-        message = item.message
-        if isinstance(message, JSONRPCRequest):
-            await _send(stream, _refusal(message.id, message.method))
-        elif isinstance(message, JSONRPCNotification):
-            _on_notification(message.method, message.params, session, watch)
-        elif isinstance(message, JSONRPCResponse | JSONRPCError) and message.id == LISTEN_ID:
-            if isinstance(message, JSONRPCError) and not watch.established:
-                raise Unsupported(f"subscriptions/listen refused: {message.error.message[:200]}")
-            return  # graceful close of the subscription
-
-
-async def _receive(stream: StreamChannel) -> Any:
-    try:
-        item = await stream.read_stream.receive()
-    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-        return None
-    if isinstance(item, Exception):
-        raise ChannelError(f"server sent a message that is not valid JSON-RPC ({type(item).__name__})")
-    return item
-
-
-def _refusal(request_id: Any, method: str) -> JSONRPCResponse | JSONRPCError:
-    """A watcher offers no client features: answer ``ping``, refuse the rest, so nothing waits on us."""
-    if method == "ping":
-        return JSONRPCResponse(jsonrpc="2.0", id=request_id, result={})
-    error = ErrorData(code=METHOD_NOT_FOUND, message=f"{method[:100]} is not supported by this client")
-    return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-
-
-def _on_notification(method: str, params: Mapping[str, Any] | None, session: Session, watch: _Watch) -> None:
+def _on_notification(
+    method: str, params: Mapping[str, Any] | None, session: Session, watch: _Watch, subscription: Any = LISTEN_ID
+) -> None:
     """Act on one notification from the server; anything unexpected is ignored."""
     if not session.modern:
         if method == LIST_CHANGED:
             watch.on_change()
         return
     meta = (params or {}).get("_meta")
-    if not isinstance(meta, dict) or meta.get(SUBSCRIPTION_ID_KEY) != LISTEN_ID:
+    if not isinstance(meta, dict) or meta.get(SUBSCRIPTION_ID_KEY) != subscription:
         return  # not a frame of our subscription
     if method == ACKNOWLEDGED:
         honoured = (params or {}).get("notifications")
@@ -310,13 +301,13 @@ async def _read_http_stream(
         raise ChannelError(f"unexpected content type {content_type[:60]!r} on the watch stream")
     if not session.modern:
         watch.up()
-    events = _sse_data(response.aiter_bytes(), MAX_STREAM_BYTES)
+    events = aiter(httpx2.EventSource(response, max_event_size=MAX_STREAM_BYTES))
     try:
-        async for data in events:
-            if not data:
-                continue  # priming event or keep-alive
+        async for event in events:
+            if event.event != "message" or not event.data:
+                continue  # priming event, keep-alive or another event type
             try:
-                message = json.loads(data)
+                message = json.loads(event.data)
             except ValueError:
                 continue  # one garbled event does not end the watch
             if not isinstance(message, dict):
@@ -362,7 +353,7 @@ def _error_text(message: dict[str, Any]) -> str:
 
 async def _answer_http(channel: HttpChannel, session: Session, request_id: Any, method: str) -> None:
     """Answer a server request that arrived on the stream, best effort (``ping`` only; the rest refused)."""
-    reply = _refusal(request_id, method).model_dump(by_alias=True, mode="json", exclude_none=True)
+    reply = await answer(NO_HOOKS, request_id, method, None)
     headers = {**channel.headers, "accept": "application/json, text/event-stream",
                "content-type": "application/json", "mcp-protocol-version": session.protocol_version}
     if channel.session_id is not None:

@@ -18,6 +18,7 @@ and every call but ``noauth`` ones needs a token anyway).
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Final
@@ -25,7 +26,6 @@ from typing import Any, Final
 import anyio
 import mcp.types as types
 from fastapi import FastAPI
-from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
@@ -33,8 +33,10 @@ from mcp.server.session import ServerSession
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.types import LOG_LEVEL_META_KEY
 from mcp_types import INVALID_PARAMS
+from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -55,15 +57,19 @@ from toolvet.gateway.access import (
 )
 from toolvet.gateway.host_tools import register_host_tools
 from toolvet.gateway.offered import OfferedCache, is_modern
+from toolvet.gateway.relay import Relay
 from toolvet.schemas.calls import CallCreate, CallStatus
 from toolvet.services.auth import Role
 from toolvet.services.calls import USER_DECLINED, CallService, error_result
 from toolvet.services.context import Context
+from toolvet.upstream.protocol import is_input_required
 
 log = logging.getLogger("toolvet.gateway")
 
 #: The key of the approval question in a 2026-07-28 InputRequiredResult.
 APPROVAL_INPUT: Final = "toolvet.approval"
+#: Marks a requestState that carries an upstream's own state (its server asked for input).
+UPSTREAM_STATE: Final = "toolvet.upstream:"
 CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
 
 
@@ -72,6 +78,22 @@ def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:
     meta = (ctx.params or {}).get("_meta")
     capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
     return isinstance(capabilities, dict) and capabilities.get("elicitation") is not None
+
+def _forwarded_meta(ctx: ServerRequestContext[Any], log_level: str | None) -> dict[str, Any]:
+    """What of the client's ``_meta`` goes upstream with its call (toolvet stamps its own protocol fields):
+    the progress token, so the upstream's progress comes back to this client, and the level of log
+    messages it wants (2026-07-28 servers send them only to a request that asks)."""
+    meta = (ctx.params or {}).get("_meta")
+    meta = meta if isinstance(meta, dict) else {}
+    forwarded: dict[str, Any] = {}
+    token = meta.get("progressToken")
+    if isinstance(token, str | int) and not isinstance(token, bool):
+        forwarded["progressToken"] = token
+    level = meta.get(LOG_LEVEL_META_KEY) if is_modern(ctx.protocol_version) else log_level
+    if isinstance(level, str):
+        forwarded[LOG_LEVEL_META_KEY] = level
+    return forwarded
+
 
 POLL_SECONDS: Final = 1.0
 RESOURCE_NOT_FOUND: Final = -32002
@@ -118,7 +140,26 @@ class Gateway:
         self.tokens = TokenCache(ctx)
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
-        self.server = _GatewayServer(
+        with warnings.catch_warnings():
+            # logging/setLevel is deprecated at 2026-07-28 and the SDK warns when it is served; toolvet
+            # serves handshake-era clients too, which still send it.
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            self.server = self._make_server()
+        if not ctx.settings.gateway_tracing:
+            # The SDK puts its OpenTelemetry span around every request by default (trace context read
+            # from _meta, a span made and ended): a tenth of a millisecond per call with no tracer.
+            # The SDK documents the opt-out: drop it from the list, which holds nothing else at this point.
+            self.server.middleware = []
+        self.server.middleware.append(self._remember_session)
+        self.manager: StreamableHTTPSessionManager | None = None
+        self.gate = AccessGate(self._serve, self.tokens, self._requirement)
+        self._sessions: dict[int, ServerSession] = {}
+        #: The log level each handshake-era client set with logging/setLevel (by session).
+        self._log_levels: dict[int, str] = {}
+        self.announced = 0  # how many list changes were announced (tests and logs)
+
+    def _make_server(self) -> _GatewayServer:
+        return _GatewayServer(
             "toolvet",
             version=__version__,
             title="toolvet gateway",
@@ -130,16 +171,8 @@ class Gateway:
             on_read_resource=self._read_resource,
             on_subscriptions_listen=self.listen,
             get_tool_input_schema=self._input_schema,
+            on_set_logging_level=self._set_log_level,
         )
-        if not ctx.settings.gateway_tracing:
-            # The SDK puts its OpenTelemetry span around every request by default (trace context read
-            # from _meta, a span made and ended): a tenth of a millisecond per call with no tracer.
-            self.server.middleware = [m for m in self.server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
-        self.server.middleware.append(self._remember_session)
-        self.manager: StreamableHTTPSessionManager | None = None
-        self.gate = AccessGate(self._serve, self.tokens, self._requirement)
-        self._sessions: dict[int, ServerSession] = {}
-        self.announced = 0  # how many list changes were announced (tests and logs)
 
     # ------------------------------------------------------------------ lifetime and transport
 
@@ -228,14 +261,24 @@ class Gateway:
             arguments=dict(params.arguments or {}),
             user=None if principal.role is Role.CONSUMER else (principal.user or principal.actor),
         )
+        resume: dict[str, Any] | None = None
         if modern and params.request_state is not None:
-            # The retry of a call this endpoint asked the user about (2026-07-28 multi-round trip).
-            return await self._answered(principal, server, tool, params)
+            state = str(params.request_state)
+            if not state.startswith(UPSTREAM_STATE):
+                # The retry of a call this endpoint asked the user about (2026-07-28 multi-round trip).
+                return await self._answered(principal, server, tool, params)
+            # The retry of a call whose upstream asked for input: it goes through the policy again
+            # and upstream with the client's answers and the upstream's own state.
+            resume = {"inputResponses": (ctx.params or {}).get("inputResponses") or {}}
+            if upstream_state := state[len(UPSTREAM_STATE):]:
+                resume["requestState"] = upstream_state
         asks = modern and _can_elicit(ctx)
         elicit = None if modern else self._elicitation(ctx)
         try:
             call = await self.service().submit(
-                principal, data, wait=0 if asks else self.ctx.settings.approval_wait, elicit=elicit
+                principal, data, wait=0 if asks else self.ctx.settings.approval_wait, elicit=elicit,
+                hooks=Relay(ctx), meta=_forwarded_meta(ctx, self._log_levels.get(id(ctx.session), "debug")),
+                resume=resume,
             )
         except NotFound:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}") from None
@@ -251,6 +294,16 @@ class Gateway:
             return types.InputRequiredResult(
                 input_requests={APPROVAL_INPUT: types.ElicitRequest(params=form)}, request_state=call.id
             )
+        if modern and is_input_required(call.result):
+            # The upstream needs input from this client first: ask it, keeping the upstream's state
+            # under a prefix of toolvet's, so the retry is told apart from an approval's.
+            raw = dict(call.result or {})
+            raw["requestState"] = UPSTREAM_STATE + str(raw.get("requestState") or "")
+            try:
+                return types.InputRequiredResult.model_validate(raw)
+            except ValidationError as exc:
+                return types.CallToolResult.model_validate(error_result(
+                    f"{name}: the upstream asked for input in a malformed way: {exc.errors()[0]['msg']}"))
         return outcomes.result_of(call, modern=modern)
 
     async def _answered(
@@ -298,6 +351,13 @@ class Gateway:
             return outcomes.answer_of(answer)
 
         return ask
+
+    async def _set_log_level(
+        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        """A handshake-era client's log level: asked of every upstream its calls reach."""
+        self._log_levels[id(ctx.session)] = params.level
+        return types.EmptyResult()
 
     # ------------------------------------------------------------------ resources
 

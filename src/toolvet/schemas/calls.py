@@ -18,10 +18,11 @@ class CallStatus(StrEnum):
     INVALID = "invalid"      # arguments did not match the input schema; nothing went upstream
     DENIED = "denied"
     EXPIRED = "expired"
+    CANCELLED = "cancelled"  # the caller gave up while it ran; the upstream was told to stop
 
 
 TERMINAL = frozenset({CallStatus.DONE, CallStatus.FAILED, CallStatus.INVALID, CallStatus.DENIED,
-                      CallStatus.EXPIRED})
+                      CallStatus.EXPIRED, CallStatus.CANCELLED})
 
 
 class CallCreate(BaseModel):

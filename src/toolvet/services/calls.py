@@ -27,10 +27,8 @@ from sqlalchemy import select
 
 from toolvet.db.models import Server, Tool
 from toolvet.db.types import utcnow
-from toolvet.discovery.listing import Target
 from toolvet.domain.policy import AllowIndex, Decision, PermissionMode, ToolFacts, decide, review_state
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
-from toolvet.gateway.upstreams import UpstreamPool
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
 from toolvet.services import call_store, policy_inputs
@@ -38,7 +36,11 @@ from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
 from toolvet.services.discovery import target_of
 from toolvet.services.events import EventBus
-from toolvet.upstream_http import upstream_client
+from toolvet.upstream.http import http_client
+from toolvet.upstream.errors import RpcError
+from toolvet.upstream.pool import UpstreamPool
+from toolvet.upstream.protocol import NO_HOOKS, RELAYED_CAPABILITIES, Hooks, is_input_required
+from toolvet.upstream.target import Target
 
 log = logging.getLogger("toolvet.calls")
 
@@ -48,6 +50,8 @@ USER_DECLINED = "the user declined this call"
 #: How long the gateway trusts what it read from the registry (tools, preferences). Changes made in
 #: this process clear the caches at once; changes made by another process show within this delay.
 CACHE_SECONDS = 1.0
+#: How many times one call answers an upstream's request for input before giving up.
+INPUT_ROUNDS = 8
 
 Elicit = Callable[[CallOut], Awaitable[Literal["allow", "always", "deny"] | None]]
 HostHandler = Callable[[Principal, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -96,15 +100,16 @@ class CallService:
     _waiters: dict[str, anyio.Event] = field(default_factory=dict)
     _audit: list[tuple[dict[str, Any] | None, dict[str, Any]]] = field(default_factory=list)
     _http: httpx2.AsyncClient | None = None
+    _pool_run: Any = None
     _tg: Any = None
 
     async def __aenter__(self) -> CallService:
         s = self.ctx.settings
-        # Upstream requests go out in one socket write each (upstream_http.py): the hot path's largest cost.
-        self._http = upstream_client(timeout=httpx2.Timeout(s.call_timeout, connect=s.connect_timeout),
-                                       limits=httpx2.Limits(max_connections=256, max_keepalive_connections=256))
+        self._http = http_client(timeout=httpx2.Timeout(s.call_timeout, connect=s.connect_timeout))
         self.pool = UpstreamPool(self._http, connect_timeout=s.connect_timeout, call_timeout=s.call_timeout,
-                                 per_server=s.upstream_concurrency)
+                                 per_server=s.upstream_concurrency, capabilities=dict(RELAYED_CAPABILITIES))
+        self._pool_run = self.pool.run()
+        await self._pool_run.__aenter__()
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         self._tg.start_soon(self._flush_loop)
@@ -115,8 +120,8 @@ class CallService:
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
         await anyio.to_thread.run_sync(self._flush)
-        if self.pool is not None:
-            await self.pool.aclose()
+        if self._pool_run is not None:
+            await self._pool_run.__aexit__(None, None, None)
         if self._http is not None:
             await self._http.aclose()
         self.ctx.calls = None
@@ -214,11 +219,15 @@ class CallService:
         return data.user, data.scope or "default"
 
     async def submit(self, principal: Principal, data: CallCreate, *, wait: float = 0.0,
-                     elicit: Elicit | None = None) -> CallOut:
+                     elicit: Elicit | None = None, hooks: Hooks = NO_HOOKS,
+                     meta: dict[str, Any] | None = None, resume: dict[str, Any] | None = None) -> CallOut:
         """Run a call through the policy: refused (raises Forbidden/NotFound), invalid, run, or pending.
 
         ``wait`` bounds how long to wait for an approver when the call is pending; ``elicit`` asks the
-        caller's user directly (MCP elicitation) and replaces the pending route when it answers.
+        caller's user directly (MCP elicitation) and replaces the pending route when it answers. When
+        the call runs in this request, ``meta`` (the client's ``_meta``: its progress token) goes
+        upstream with it and what the upstream sends meanwhile goes to ``hooks``; ``resume`` carries a
+        retry's ``inputResponses``/``requestState`` for an upstream that asked for input.
         """
         user, scope = self._who(principal, data)
         snap = self._snapshot(data.server_type, data.tool_name)
@@ -242,7 +251,8 @@ class CallService:
             self._record(principal, call, "call.invalid", store=True)
             return call
         if decision.auto_allow:
-            return await self._run(principal, call, snap, action="call.run")
+            return await self._run(principal, call, snap, action="call.run", hooks=hooks, meta=meta,
+                                   resume=resume)
         if elicit is not None:
             answer = await elicit(call)
             if answer is not None:
@@ -256,7 +266,8 @@ class CallService:
                                                "allow_always": answer == "always"})
                 if answer == "always":
                     await anyio.to_thread.run_sync(self._allow_always, principal, call)
-                return await self._run(principal, call, snap, action="call.approve")
+                return await self._run(principal, call, snap, action="call.approve", hooks=hooks, meta=meta,
+                                       resume=resume)
         pending = call.model_copy(update={
             "status": CallStatus.PENDING,
             "expires_at": now + timedelta(seconds=self.ctx.settings.approval_ttl)})
@@ -283,10 +294,20 @@ class CallService:
             self._waiters.pop(pending.id, None)
 
     async def _run(self, principal: Principal, call: CallOut, snap: _Snapshot, *, action: str,
-                   stored: bool = False) -> CallOut:
+                   stored: bool = False, hooks: Hooks = NO_HOOKS, meta: dict[str, Any] | None = None,
+                   resume: dict[str, Any] | None = None) -> CallOut:
         try:
-            result = await self._execute(principal, call, snap)
+            result = await self._execute(principal, call, snap, hooks, meta, resume)
             status, error = CallStatus.DONE, None
+        except anyio.get_cancelled_exc_class():
+            # The caller gave up (an MCP client's cancellation, a closed connection): the upstream was
+            # told to stop; the call is still recorded, with its audit entry.
+            cancelled = call.model_copy(update={"status": CallStatus.CANCELLED, "error": "cancelled by the caller"})
+            with anyio.CancelScope(shield=True):
+                if stored:
+                    await anyio.to_thread.run_sync(self._finish, cancelled)
+                self._record(principal, cancelled, "call.cancel", store=not stored)
+            raise
         except UpstreamError as exc:
             result, status, error = error_result(f"upstream failure: {exc.message}"), CallStatus.FAILED, exc.message
         call = call.model_copy(update={"status": status, "result": result, "error": error})
@@ -297,16 +318,44 @@ class CallService:
             self._record(principal, call, action, store=True)
         return call
 
-    async def _execute(self, principal: Principal, call: CallOut, snap: _Snapshot) -> dict[str, Any]:
+    async def _execute(self, principal: Principal, call: CallOut, snap: _Snapshot, hooks: Hooks = NO_HOOKS,
+                       meta: dict[str, Any] | None = None, resume: dict[str, Any] | None = None) -> dict[str, Any]:
         if snap.target is None:
             host = self.host_tools[call.tool_name]
             result = await host.handler(principal, call.arguments)
         else:
             assert self.pool is not None
-            result = await self.pool.call(call.server_type, snap.target, "tools/call",
-                                          {"name": call.tool_name, "arguments": call.arguments})
+            params: dict[str, Any] = {"name": call.tool_name, "arguments": call.arguments}
+            if meta:
+                params["_meta"] = meta
+            if resume:
+                params.update(resume)
+            # One upstream session per user the call is made for: a stateful server's session state
+            # (log level, subscriptions) never crosses from one user to another.
+            result = await self.pool.call(call.server_type, snap.target, "tools/call", params,
+                                          caller=call.user, hooks=hooks)
+            for _ in range(INPUT_ROUNDS):
+                # The upstream needs input first (2026-07-28): answered through the hooks and sent
+                # again, or (None) the result goes to the caller, whose client retries.
+                if not is_input_required(result):
+                    break
+                try:
+                    responses = await hooks.input_required(result)
+                except RpcError as exc:  # the caller could not give the input: the call cannot go on
+                    raise UpstreamError(f"{call.server_type}: {exc}") from None
+                if responses is None:
+                    break
+                params["inputResponses"] = responses
+                if isinstance(state := result.get("requestState"), str):
+                    params["requestState"] = state
+                else:
+                    params.pop("requestState", None)
+                result = await self.pool.call(call.server_type, snap.target, "tools/call", params,
+                                              caller=call.user, hooks=hooks)
         if not isinstance(result, dict):
             raise UpstreamError(f"{call.server_type}: tools/call result is not an object")
+        if is_input_required(result):
+            return result  # not a tool's result: no output schema applies
         if snap.output_schema is not None and not result.get("isError"):
             if "structuredContent" not in result:
                 raise UpstreamError(f"{call.server_type}/{call.tool_name} declares an outputSchema but returned "

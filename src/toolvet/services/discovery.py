@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 
 from toolvet.db.models import DiscoveryRun, Server
 from toolvet.db.types import utcnow
-from toolvet.discovery import Limits, Listing, Target, fetch_listing
+from toolvet.discovery import Limits, Listing, fetch_listing
 from toolvet.errors import InvalidInput
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import DiscoveryRunOut
@@ -28,7 +28,8 @@ from toolvet.services.context import Context
 from toolvet.services.discovery_writer import PassWriter, writer_for
 from toolvet.services.discovery_writes import listing_key, run_out
 from toolvet.services.servers import load as load_server
-from toolvet.upstream_http import upstream_client
+from toolvet.upstream.http import http_client
+from toolvet.upstream.target import Target
 
 OnRun = Callable[[DiscoveryRunOut], None]
 
@@ -54,12 +55,10 @@ def limits_from(ctx: Context) -> Limits:
 
 
 def shared_http_client(ctx: Context) -> httpx2.AsyncClient:
-    """One pool for a whole sweep: a connection per server is set up once, not once per request
-    (``toolvet.upstream_http``: one write per request, cheap idle-connection checks)."""
+    """One pool for a whole sweep: a connection per server is set up once, not once per request."""
     s = ctx.settings
-    size = max(s.discovery_concurrency * 2, 32)
-    return upstream_client(timeout=httpx2.Timeout(s.read_timeout, connect=s.connect_timeout),
-                           limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size))
+    return http_client(timeout=httpx2.Timeout(s.read_timeout, connect=s.connect_timeout),
+                       max_connections=max(s.discovery_concurrency * 2, 32))
 
 
 def target_of(ctx: Context, server: Server) -> Target:

@@ -23,10 +23,10 @@ from sqlalchemy import or_, select
 
 from toolvet.db.models import Server
 from toolvet.db.types import utcnow
-from toolvet.discovery import Target
 from toolvet.discovery.watch import watch_list_changed
 from toolvet.services.context import Context
 from toolvet.services.discovery import OnRun, PassPlan, _plan, limits_from, plan, run_passes
+from toolvet.upstream.target import Target
 
 log = logging.getLogger("toolvet.scheduler")
 

@@ -1,9 +1,16 @@
-"""The MCP client protocol state machine used by discovery, independent of the byte pipe.
+"""The MCP client protocol, independent of the byte pipe: era negotiation and per-era stamping.
 
 One state machine, three pipes: a :class:`Channel` moves one JSON-RPC request or notification and
-hands back the raw ``result`` value (never an SDK model, so nothing the server sent is dropped or
-re-shaped); :func:`negotiate` picks the protocol era exactly as the SDK client's ``mode="auto"``
-does, and the returned :class:`Session` stamps every later request for that era.
+hands back the raw ``result`` value; :func:`negotiate` picks the protocol era the way the SDK client's
+``mode="auto"`` does, and the returned :class:`Session` stamps every later request for that era.
+
+Why toolvet speaks the protocol itself instead of using the SDK's ``ClientSession``: the SDK parses
+every message into pydantic models that drop fields they do not know and reject a whole
+``tools/list`` for one invalid tool, while toolvet must keep every claim verbatim and judge each tool
+on its own; and a gateway forwards results, progress and server requests it must not re-shape. So
+this module works on raw JSON and follows the SDK's decisions (the same probe, fallbacks and stamps,
+using the SDK's public constants), and the tests run it against SDK-built servers of both eras and
+the official reference servers.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from mcp.shared.inbound import (
 from mcp.types import (
     CLIENT_CAPABILITIES_META_KEY,
     CLIENT_INFO_META_KEY,
+    METHOD_NOT_FOUND,
     PROTOCOL_VERSION_META_KEY,
     REQUEST_TIMEOUT,
     SERVER_INFO_META_KEY,
@@ -38,7 +46,13 @@ from mcp.types.version import (
 )
 from pydantic import ValidationError
 
-__all__ = ["Channel", "ChannelError", "ProtocolError", "RpcError", "Session", "TimedChannel", "negotiate"]
+from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError
+
+__all__ = [
+    "CLIENT_INFO", "NO_HOOKS", "RELAYED_CAPABILITIES", "Channel", "ChannelError", "Hooks", "ProtocolError",
+    "RpcError", "Session",
+    "TimedChannel", "is_input_required", "negotiate", "wire",
+]
 
 
 def _client_version() -> str:
@@ -49,39 +63,67 @@ def _client_version() -> str:
 
 
 CLIENT_INFO: Final[dict[str, str]] = {"name": "toolvet", "version": _client_version()}
-# A discovery client serves no sampling, elicitation or roots, so it advertises nothing.
-CLIENT_CAPABILITIES: Final[dict[str, Any]] = {}
+#: What a client that serves no sampling, elicitation or roots declares (watchers).
+NO_CAPABILITIES: Final[dict[str, Any]] = {}
+#: What toolvet declares where it forwards calls, and to discovery so that a server lists the same
+#: tools to both: the server-to-client requests the gateway relays to the calling client (which
+#: refuses them, saying why, when that client cannot answer). Roots are not declared: they belong
+#: to one client's workspace, which a pooled upstream session does not have.
+RELAYED_CAPABILITIES: Final[dict[str, Any]] = {"elicitation": {"form": {}}, "sampling": {}}
 
 
-class RpcError(Exception):
-    """A JSON-RPC error from the server, or one the transport synthesised the way the SDK does.
+class Hooks:
+    """What a client does with the messages a server sends while one of its requests is open.
 
-    The streamable-HTTP transport of the SDK turns HTTP-level rejections (4xx/5xx without a JSON-RPC
-    body, 202 to a request, an unfollowed redirect) into JSON-RPC errors; the era negotiation relies
-    on that, so the HTTP channel does the same.
+    The default answers ``ping`` and refuses every other server request with "method not found", and
+    ignores notifications: right for discovery and watchers, which offer no client features. The
+    gateway passes hooks that relay progress, log messages, elicitation and sampling to the client
+    whose call is being served.
     """
 
-    def __init__(self, code: int, message: str, data: Any = None, *, synthetic: bool = False) -> None:
-        text = message if synthetic else f"server returned JSON-RPC error {code}: {message or 'no message'}"
-        super().__init__(text)
-        self.code = code
-        self.message = message
-        self.data = data
+    async def notification(self, method: str, params: dict[str, Any] | None) -> None:
+        """A notification from the server (progress, a log message, a list change ...)."""
+        return None
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        """A request from the server; return its result, or raise RpcError to answer an error."""
+        if method == "ping":
+            return {}
+        raise RpcError(METHOD_NOT_FOUND, f"{method[:100]} is not supported by this client", synthetic=True)
+
+    async def input_required(self, result: dict[str, Any]) -> dict[str, Any] | None:
+        """A 2026-07-28 ``InputRequiredResult``: the responses to its ``inputRequests`` (the request is
+        then sent again with them), or None to hand the result itself to the caller."""
+        return None
 
 
-class ChannelError(Exception):
-    """The pipe failed: connection refused or reset, stream closed, unparseable or oversized data."""
+def is_input_required(result: Any) -> bool:
+    """Whether a result is a 2026-07-28 ``InputRequiredResult`` (the server needs input first)."""
+    return isinstance(result, dict) and result.get("resultType") == "input_required"
 
 
-class ProtocolError(Exception):
-    """The server answered, but not in a shape the protocol allows (e.g. an unknown handshake version)."""
+#: The hooks of a client that offers nothing (see :class:`Hooks`).
+NO_HOOKS: Final = Hooks()
+
+
+def wire(message: dict[str, Any], params: dict[str, Any] | None) -> dict[str, Any]:
+    """``message`` with ``params`` set when there are any: JSON-RPC 2.0 has no ``"params": null``
+    (the TypeScript SDK's servers drop such a message on stdio and answer 400 on SSE)."""
+    if params is not None:
+        message["params"] = params
+    return message
 
 
 class Channel(Protocol):
-    """One byte pipe to one server; requests are sent one at a time."""
+    """One byte pipe to one server."""
 
-    async def request(self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str]) -> Any:
-        """Send a request and return its raw ``result`` (any JSON value). Raise RpcError or ChannelError."""
+    async def request(
+        self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str], hooks: Hooks = NO_HOOKS
+    ) -> Any:
+        """Send a request and return its raw ``result`` (any JSON value). Raise RpcError or ChannelError.
+
+        Messages the server sends while the request is open go to ``hooks``.
+        """
         ...
 
     async def notify(self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str]) -> None:
@@ -99,14 +141,15 @@ class Session:
     server_info: dict[str, Any] | None = None
     capabilities: dict[str, Any] | None = None
     instructions: str | None = None
-    extra_meta: dict[str, Any] = field(default_factory=dict)
+    #: What toolvet declared to the server on this connection (it may adapt its lists to it).
+    client_capabilities: dict[str, Any] = field(default_factory=dict)
 
     def stamp(
         self, method: str, params: dict[str, Any] | None
     ) -> tuple[dict[str, Any] | None, dict[str, str]]:
         """Return (params, headers) stamped for this era, as the SDK's session stamps do.
 
-        Mirrors ``mcp.client.session._make_modern_stamp`` / ``_make_handshake_stamp``: at 2026-07-28
+        As the SDK's client session stamps requests: at 2026-07-28
         every request carries version, client info and capabilities in ``_meta`` plus the
         ``MCP-Protocol-Version``, ``Mcp-Method`` (and, for name-bearing methods, ``Mcp-Name``) headers;
         in the handshake era only the ``MCP-Protocol-Version`` header is added.
@@ -118,7 +161,7 @@ class Session:
         meta = dict(stamped.get("_meta") or {})
         meta[PROTOCOL_VERSION_META_KEY] = self.protocol_version
         meta[CLIENT_INFO_META_KEY] = CLIENT_INFO
-        meta[CLIENT_CAPABILITIES_META_KEY] = CLIENT_CAPABILITIES
+        meta[CLIENT_CAPABILITIES_META_KEY] = self.client_capabilities
         stamped["_meta"] = meta
         headers[MCP_METHOD_HEADER] = method
         name_key = NAME_BEARING_METHODS.get(method)
@@ -126,14 +169,19 @@ class Session:
             headers[MCP_NAME_HEADER] = name
         return stamped, headers
 
-    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+    async def request(self, method: str, params: dict[str, Any] | None, hooks: Hooks = NO_HOOKS) -> Any:
         """Send an era-stamped request and return the raw result."""
         stamped, headers = self.stamp(method, params)
-        return await self.channel.request(method, stamped, headers)
+        return await self.channel.request(method, stamped, headers, hooks)
+
+    async def notify(self, method: str, params: dict[str, Any] | None) -> None:
+        """Send an era-stamped notification."""
+        stamped, headers = self.stamp(method, params)
+        await self.channel.notify(method, stamped, headers)
 
 
 def _parse_supported(data: Any) -> list[str] | None:
-    """``data.supported`` off a -32022 error, or None if not actionable (as ``mcp.client._probe``)."""
+    """``data.supported`` off a -32022 error, or None if not actionable (as the SDK's probe reads it)."""
     try:
         return UnsupportedProtocolVersionErrorData.model_validate(data).supported
     except ValidationError:
@@ -144,25 +192,25 @@ def _mutual_modern(supported: list[str] | None) -> list[str]:
     return [v for v in MODERN_PROTOCOL_VERSIONS if v in (supported or ())]
 
 
-async def _send_discover(channel: Channel, probe_version: str) -> Any:
-    # Same envelope and headers as mcp.client.session.ClientSession.send_discover.
+async def _send_discover(channel: Channel, probe_version: str, capabilities: dict[str, Any]) -> Any:
+    # Same envelope and headers as the SDK client's server/discover.
     params = {
         "_meta": {
             PROTOCOL_VERSION_META_KEY: probe_version,
             CLIENT_INFO_META_KEY: CLIENT_INFO,
-            CLIENT_CAPABILITIES_META_KEY: CLIENT_CAPABILITIES,
+            CLIENT_CAPABILITIES_META_KEY: capabilities,
         }
     }
     headers = {MCP_PROTOCOL_VERSION_HEADER: probe_version, MCP_METHOD_HEADER: "server/discover"}
     return await channel.request("server/discover", params, headers)
 
 
-async def _initialize(channel: Channel) -> Session:
-    # Same request as mcp.client.session.ClientSession.initialize: no version header on the handshake
-    # itself (the SDK transport clears a probe-stamped one), then notifications/initialized stamped.
+async def _initialize(channel: Channel, capabilities: dict[str, Any]) -> Session:
+    # Same request as the SDK client's initialize: no version header on the handshake itself (the SDK
+    # transport clears a probe-stamped one), then notifications/initialized stamped.
     params = {
         "protocolVersion": LATEST_HANDSHAKE_VERSION,
-        "capabilities": CLIENT_CAPABILITIES,
+        "capabilities": capabilities,
         "clientInfo": CLIENT_INFO,
     }
     result = await channel.request("initialize", params, {})
@@ -178,14 +226,17 @@ async def _initialize(channel: Channel) -> Session:
         server_info=_dict_or_none(result.get("serverInfo")),
         capabilities=_dict_or_none(result.get("capabilities")),
         instructions=_str_or_none(result.get("instructions")),
+        client_capabilities=capabilities,
     )
     _, headers = session.stamp("notifications/initialized", None)
     await channel.notify("notifications/initialized", None, headers)
     return session
 
 
-def _adopt_discover(channel: Channel, raw: dict[str, Any], result: DiscoverResult) -> Session:
-    # mcp.client.session.ClientSession.adopt: the newest mutual modern version wins.
+def _adopt_discover(
+    channel: Channel, raw: dict[str, Any], result: DiscoverResult, capabilities: dict[str, Any]
+) -> Session:
+    # As the SDK client adopts a discover result: the newest mutual modern version wins.
     mutual = [v for v in MODERN_PROTOCOL_VERSIONS if v in result.supported_versions]
     meta = raw.get("_meta")
     server_info = meta.get(SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
@@ -196,28 +247,30 @@ def _adopt_discover(channel: Channel, raw: dict[str, Any], result: DiscoverResul
         server_info=_dict_or_none(server_info),
         capabilities=_dict_or_none(raw.get("capabilities")),
         instructions=_str_or_none(raw.get("instructions")),
+        client_capabilities=capabilities,
     )
 
 
-async def negotiate(channel: Channel) -> Session:
-    """Pick the protocol era for ``channel`` exactly as the SDK client does in ``mode="auto"``.
+async def negotiate(channel: Channel, capabilities: dict[str, Any] | None = None) -> Session:
+    """Pick the protocol era for ``channel`` as the SDK client does in ``mode="auto"``.
 
-    This is a copy of the decision logic of ``mcp.client._probe.negotiate_auto`` (mcp 2.3.0) over raw
-    JSON: probe ``server/discover`` at the newest modern version; every JSON-RPC error falls back to
-    ``initialize`` except -32022 naming only modern versions (re-probe at a mutual one, or give up
-    when disjoint); a discover result that does not validate, or advertises no modern version, also
-    falls back; -32022 on the fallback handshake triggers one re-probe. Transport failures are never
-    an era verdict: they propagate.
+    ``capabilities`` is what toolvet declares (none by default). The decisions follow the SDK's
+    automatic negotiation (mcp 2.3.0) over raw JSON: probe ``server/discover`` at the newest modern
+    version; every JSON-RPC error falls back to ``initialize`` except -32022 naming only modern
+    versions (re-probe at a mutual one, or give up when disjoint); a discover result that does not
+    validate, or advertises no modern version, also falls back; -32022 on the fallback handshake
+    triggers one re-probe. Transport failures are never an era verdict: they propagate.
 
     Raises:
         RpcError: the server rejected both eras (or is modern-only and disjoint).
         ChannelError: the pipe failed.
         ProtocolError: the handshake answer was unusable.
     """
+    declared = dict(capabilities or NO_CAPABILITIES)
     probe_version = LATEST_MODERN_VERSION
     for attempt in range(2):
         try:
-            raw = await _send_discover(channel, probe_version)
+            raw = await _send_discover(channel, probe_version, declared)
         except RpcError as e:
             if e.code == UNSUPPORTED_PROTOCOL_VERSION:
                 supported = _parse_supported(e.data)
@@ -228,7 +281,7 @@ async def negotiate(channel: Channel) -> Session:
                 if supported is not None and not any(v in HANDSHAKE_PROTOCOL_VERSIONS for v in supported):
                     raise  # modern-only and disjoint: a real incompatibility
             try:
-                return await _initialize(channel)  # every other rpc error means legacy (a denylist)
+                return await _initialize(channel, declared)  # every other rpc error means legacy (a denylist)
             except RpcError as handshake_exc:
                 if handshake_exc.code != UNSUPPORTED_PROTOCOL_VERSION or attempt != 0:
                     raise
@@ -238,18 +291,18 @@ async def negotiate(channel: Channel) -> Session:
                 probe_version = mutual[-1]
                 continue
         if not isinstance(raw, dict):
-            return await _initialize(channel)  # unparseable result: not modern evidence
+            return await _initialize(channel, declared)  # unparseable result: not modern evidence
         ttl = raw.get("ttlMs")
         if isinstance(ttl, int | float) and not isinstance(ttl, bool) and ttl < 0:
-            # As mcp.client.session._clamp_inbound_ttl: a negative ttl must not downgrade the era.
+            # As the SDK client clamps an inbound ttl: a negative one must not downgrade the era.
             raw = {**raw, "ttlMs": 0}
         try:
             result = DiscoverResult.model_validate(raw, by_name=False)
         except ValidationError:
-            return await _initialize(channel)
+            return await _initialize(channel, declared)
         if not any(v in result.supported_versions for v in MODERN_PROTOCOL_VERSIONS):
-            return await _initialize(channel)  # discover answered, but only legacy versions advertised
-        return _adopt_discover(channel, raw, result)
+            return await _initialize(channel, declared)  # discover answered, but only legacy versions advertised
+        return _adopt_discover(channel, raw, result, declared)
     raise AssertionError("unreachable")  # the loop body always returns, continues once, or raises
 
 
@@ -257,7 +310,7 @@ class TimedChannel:
     """Bounds every request of ``inner`` by ``timeout`` seconds.
 
     A timeout becomes the SDK's client-side ``REQUEST_TIMEOUT`` (-32001) JSON-RPC error, so the era
-    negotiation treats a silent ``server/discover`` the way ``negotiate_auto`` does (fall back).
+    negotiation treats a silent ``server/discover`` the way the SDK's negotiation does (fall back).
     """
 
     def __init__(self, inner: Channel, timeout: float) -> None:
@@ -265,11 +318,13 @@ class TimedChannel:
         self.timeout = timeout
         self.current: str | None = None  # the method in flight, so a failure can say where it happened
 
-    async def request(self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str]) -> Any:
+    async def request(
+        self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str], hooks: Hooks = NO_HOOKS
+    ) -> Any:
         """Send a request, giving up after the timeout."""
         self.current = method
         with anyio.move_on_after(self.timeout):
-            return await self.inner.request(method, params, headers)
+            return await self.inner.request(method, params, headers, hooks)
         raise RpcError(REQUEST_TIMEOUT, f"timed out after {self.timeout:g} s", synthetic=True)
 
     async def notify(self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str]) -> None:

@@ -1,0 +1,111 @@
+"""What an upstream sends while one forwarded call runs, relayed to the client that made the call.
+
+A :class:`Relay` is the upstream request's :class:`~toolvet.upstream.protocol.Hooks`, built from the
+SDK's context of the client's request:
+
+- ``notifications/progress`` goes to the client as progress of its own request (the client's
+  ``progressToken`` went upstream with the call, so the upstream reports against it);
+- ``notifications/message`` (logging) goes to the client on the same request's stream;
+- ``elicitation/create`` and ``sampling/createMessage`` are asked of the client when it declared the
+  capability and has a channel for server requests (a handshake-era session), and refused with a
+  message that says why otherwise; ``ping`` is answered here; everything else is refused.
+
+The answer the client gives is validated by the SDK's models before it goes back upstream.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+import mcp.types as types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
+from pydantic import ValidationError
+
+from toolvet.gateway.offered import is_modern
+from toolvet.upstream.errors import RpcError
+from toolvet.upstream.protocol import Hooks
+
+__all__ = ["Relay"]
+
+log = logging.getLogger("toolvet.gateway")
+
+_ASKED: Final[dict[str, tuple[str, type[Any], type[Any]]]] = {
+    "elicitation/create": ("elicitation", types.ElicitRequest, types.ElicitResult),
+    "sampling/createMessage": ("sampling", types.CreateMessageRequest, types.CreateMessageResult),
+}
+
+
+class Relay(Hooks):
+    """Relays one forwarded call's upstream messages to the calling client (see the module docstring)."""
+
+    def __init__(self, ctx: ServerRequestContext[Any]) -> None:
+        self.ctx = ctx
+
+    async def notification(self, method: str, params: dict[str, Any] | None) -> None:
+        try:
+            if method == "notifications/progress" and params is not None:
+                progress = params.get("progress")
+                if isinstance(progress, int | float) and not isinstance(progress, bool):
+                    total = params.get("total")
+                    message = params.get("message")
+                    await self.ctx.session.report_progress(
+                        float(progress),
+                        float(total) if isinstance(total, int | float) and not isinstance(total, bool) else None,
+                        message if isinstance(message, str) else None,
+                    )
+            elif method == "notifications/message" and params is not None:
+                note = types.LoggingMessageNotification(
+                    params=types.LoggingMessageNotificationParams.model_validate(params))
+                await self.ctx.session.send_notification(note, related_request_id=self.ctx.request_id)
+        except (ValidationError, MCPError) as exc:
+            log.debug("not relayed: %s from upstream (%s)", method, exc)
+        except Exception:  # the client's stream is gone: the call goes on, its answer decides
+            log.debug("could not relay %s to the client", method, exc_info=True)
+
+    async def input_required(self, result: dict[str, Any]) -> dict[str, Any] | None:
+        """Answer the upstream's input requests by asking this client, when it takes server requests
+        (a handshake-era session); a 2026-07-28 client gets the result itself and retries."""
+        if is_modern(self.ctx.protocol_version):
+            return None
+        requests = result.get("inputRequests")
+        if not isinstance(requests, dict):
+            raise RpcError(INVALID_PARAMS, "the upstream asked for input without naming any", synthetic=True)
+        responses: dict[str, Any] = {}
+        for key, asked in requests.items():
+            if not isinstance(asked, dict) or not isinstance(asked.get("method"), str):
+                raise RpcError(INVALID_PARAMS, f"the upstream's input request {str(key)[:40]!r} is malformed",
+                               synthetic=True)
+            params = asked.get("params")
+            responses[key] = await self.request(asked["method"], params if isinstance(params, dict) else None)
+        return responses
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        if method == "ping":
+            return {}
+        asked = _ASKED.get(method)
+        if asked is None:
+            raise RpcError(METHOD_NOT_FOUND, f"{method[:100]} is not relayed by toolvet", synthetic=True)
+        capability, request_type, result_type = asked
+        session = self.ctx.session
+        declared = session.client_capabilities
+        if declared is None or getattr(declared, capability) is None:
+            raise RpcError(INVALID_PARAMS, f"the client behind toolvet did not declare {capability}", synthetic=True)
+        if not session.can_send_request:
+            raise RpcError(INVALID_PARAMS, f"the client behind toolvet cannot answer {method} on this connection",
+                           synthetic=True)
+        try:
+            request = request_type.model_validate({"method": method, "params": params or {}})
+        except ValidationError as exc:
+            raise RpcError(INVALID_PARAMS, f"invalid {method} request: {exc.errors()[0]['msg']}",
+                           synthetic=True) from None
+        try:
+            result = await session.send_request(
+                request, result_type, metadata=ServerMessageMetadata(related_request_id=self.ctx.request_id))
+        except MCPError as exc:
+            raise RpcError(exc.error.code, exc.error.message, exc.error.data) from None
+        dumped: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return dumped

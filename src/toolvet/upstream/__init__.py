@@ -1,0 +1,29 @@
+"""Everything toolvet says to an MCP server, for discovery and for forwarded requests alike.
+
+- ``target``: where a server is (:class:`Target`).
+- ``protocol``: the client protocol over any pipe: era negotiation, per-era stamping, the hooks a
+  request's server-sent messages go to.
+- ``http``: streamable HTTP on httpx2 (the one HTTP stack), ``streams``: stdio and legacy HTTP+SSE
+  over the SDK's transports, both speaking raw JSON-RPC.
+- ``pool``: the long-lived sessions forwarded requests use, per (server, caller).
+- ``errors``: the failures, and the one table that turns any transport failure into a sentence.
+
+Nothing outside this package imports the SDK's client side or httpx2 for talking to a server.
+"""
+
+from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError, SessionExpired, describe
+from toolvet.upstream.protocol import NO_HOOKS, Hooks, Session, negotiate
+from toolvet.upstream.target import Target
+
+__all__ = [
+    "NO_HOOKS",
+    "ChannelError",
+    "Hooks",
+    "ProtocolError",
+    "RpcError",
+    "Session",
+    "SessionExpired",
+    "Target",
+    "describe",
+    "negotiate",
+]

@@ -1,0 +1,331 @@
+"""Streamable HTTP: one raw JSON-RPC channel per endpoint, on one shared ``httpx2.AsyncClient``.
+
+Every JSON-RPC message is one POST. The answer is read as the server sends it: an
+``application/json`` body, or a ``text/event-stream`` whose events are parsed by httpx2's own
+:class:`httpx2.EventSource` (linear in the bytes read, each event capped). Notifications and server
+requests that arrive on a request's stream before its answer go to the request's
+:class:`~toolvet.upstream.protocol.Hooks` (a server request is answered with a POST of its own).
+HTTP-level rejections become the JSON-RPC errors the SDK's transport would raise, so the era
+negotiation sees what the SDK client sees, and a forgotten session is :class:`SessionExpired` in
+every shape servers use.
+
+httpx2 is the one HTTP stack (the SDK's own): redirects are followed only within the endpoint's
+origin and only when they keep the method, as the SDK's transports do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import anyio
+import httpx2
+from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
+
+from toolvet.upstream.errors import ChannelError, RpcError, SessionExpired
+from toolvet.upstream.protocol import NO_HOOKS, Hooks, wire
+
+__all__ = ["SESSION_ID_HEADER", "HttpChannel", "http_client", "stream_within_origin"]
+
+SESSION_ID_HEADER: Final = "mcp-session-id"
+_BASE_HEADERS: Final = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+#: What the TypeScript SDK's servers answer (HTTP 400) for a session they do not know.
+_NO_VALID_SESSION: Final = -32000
+
+
+def http_client(*, timeout: httpx2.Timeout, max_connections: int = 256) -> httpx2.AsyncClient:
+    """The client toolvet talks to upstream servers on: httpx2 with its defaults (environment proxies,
+    TLS settings), idle connections dropped after 4 s (before a server's common 5 s keep-alive close
+    can race a request on them), redirects not followed by httpx2 (see :func:`stream_within_origin`)."""
+    limits = httpx2.Limits(
+        max_connections=max_connections, max_keepalive_connections=max_connections, keepalive_expiry=4.0
+    )
+    return httpx2.AsyncClient(timeout=timeout, limits=limits)
+
+
+def _same_origin(sent: httpx2.URL, location: httpx2.URL) -> bool:
+    if (sent.scheme, sent.host, sent.port) == (location.scheme, location.host, location.port):
+        return True
+    # http -> https on the same host with default ports stays on the origin (as httpx2 judges it).
+    return (sent.host == location.host and sent.scheme == "http" and sent.port is None
+            and location.scheme == "https" and location.port is None)
+
+
+@asynccontextmanager
+async def stream_within_origin(
+    client: httpx2.AsyncClient, method: str, url: str, **kwargs: Any
+) -> AsyncIterator[httpx2.Response]:
+    """``client.stream(...)``, following a redirect only when it keeps the method, brings no userinfo
+    of its own and stays on the endpoint's origin, at most ``client.max_redirects`` times; any other
+    redirect response is handed back as it is (everything on a request was configured for that one
+    endpoint)."""
+    request = client.build_request(method, url, **kwargs)
+    for _ in range(client.max_redirects + 1):
+        response = await client.send(request, stream=True, follow_redirects=False)
+        following = response.next_request
+        if (
+            following is None
+            or following.method != request.method
+            or (following.url.userinfo and following.url.userinfo != request.url.userinfo)
+            or not _same_origin(request.url, following.url)
+        ):
+            break
+        try:
+            await response.aread()  # drained, so the connection goes back to the pool
+        finally:
+            await response.aclose()
+        request = following
+    try:
+        yield response
+    finally:
+        await response.aclose()
+
+
+class HttpChannel:
+    """Streamable-HTTP pipe to one endpoint; keeps the ``Mcp-Session-Id`` of a handshake-era session."""
+
+    def __init__(
+        self,
+        client: httpx2.AsyncClient,
+        url: str,
+        headers: Mapping[str, str],
+        *,
+        timeout: httpx2.Timeout,
+        max_response_bytes: int,
+    ) -> None:
+        self.client = client
+        self.url = url
+        self.headers = dict(headers)
+        self.timeout = timeout
+        self.max_response_bytes = max_response_bytes
+        self.session_id: str | None = None
+        self.last_version: str | None = None
+        self._next_id = 0
+        #: The JSON text of the last reply, as received (a JSON body, or the data of the SSE event that
+        #: answered), or None when the last request got no parsed reply. Listing digests hash it.
+        self.reply_text: bytes | None = None
+        #: Whether the last reply's JSON held a float (or NaN/Infinity). Decoding tells at no cost
+        #: (the hook runs only for floats), and a listing without any spares discovery a search for them.
+        self.reply_had_float = False
+
+    def _headers(self, extra: Mapping[str, str]) -> dict[str, str]:
+        merged = {**self.headers, **_BASE_HEADERS}
+        if self.session_id is not None:
+            merged[SESSION_ID_HEADER] = self.session_id
+        merged.update(extra)
+        return merged
+
+    def next_id(self) -> int:
+        """A fresh request id on this channel."""
+        self._next_id += 1
+        return self._next_id
+
+    async def request(
+        self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str], hooks: Hooks = NO_HOOKS
+    ) -> Any:
+        """POST one request and return its raw result; JSON-RPC and HTTP rejections raise RpcError."""
+        message = wire({"jsonrpc": "2.0", "id": self.next_id(), "method": method}, params)
+        if method == "initialize":
+            # The handshake starts a session from scratch (SDK: a probe's version must not leak onto it).
+            self.session_id = None
+        if version := headers.get("mcp-protocol-version"):
+            self.last_version = version
+        self.reply_text = None
+        self.reply_had_float = False
+        try:
+            async with self._post(message, headers) as response:
+                reply = await self._read_reply(method, message["id"], response, hooks)
+        except anyio.get_cancelled_exc_class():
+            if method != "initialize":
+                # The caller gave up: tell the server, which may stop the work (bounded, best effort).
+                with (anyio.CancelScope(shield=True), anyio.move_on_after(5.0),
+                      contextlib.suppress(ChannelError, RpcError)):
+                    await self.notify("notifications/cancelled",
+                                      {"requestId": message["id"], "reason": "the caller gave up"}, headers)
+            raise
+        return _unwrap(reply)
+
+    @asynccontextmanager
+    async def _post(self, message: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[httpx2.Response]:
+        """POST one JSON-RPC message; HTTP failures, while sending or while the caller reads the
+        answer, become ChannelError."""
+        content = json.dumps(message, separators=(",", ":")).encode()
+        try:
+            async with stream_within_origin(
+                self.client, "POST", self.url, content=content, headers=self._headers(headers), timeout=self.timeout
+            ) as response:
+                yield response
+        except httpx2.HTTPError as exc:
+            raise ChannelError(_http_error_text(exc, self.url)) from exc
+
+    async def _read_reply(
+        self, method: str, request_id: int, response: httpx2.Response, hooks: Hooks
+    ) -> dict[str, Any]:
+        status = response.status_code
+        if status == 202:
+            # A request's answer travels on this POST's body; 202 says none will follow.
+            raise RpcError(INVALID_REQUEST, "server answered a request with 202 Accepted", synthetic=True)
+        if 300 <= status < 400 and response.next_request is not None:
+            location = response.next_request.url.copy_with(userinfo=b"", query=None, fragment=None)
+            raise RpcError(INVALID_REQUEST, f"HTTP {status} redirect to {location} not followed", synthetic=True)
+        content_type = response.headers.get("content-type", "").lower()
+        if status >= 400:
+            await self._rejected(status, response, content_type)
+        if method == "initialize" and (session_id := response.headers.get(SESSION_ID_HEADER)):
+            self.session_id = session_id
+        if content_type.startswith("application/json"):
+            body = await self._read_body(response)
+            try:
+                parsed = json.loads(body, parse_float=self._float, parse_constant=self._float)
+            except ValueError as exc:
+                raise RpcError(PARSE_ERROR, f"response body is not JSON ({exc})", synthetic=True) from exc
+            reply = _pick_reply(parsed)
+            if reply is None:
+                raise RpcError(PARSE_ERROR, "response body is not a JSON-RPC response", synthetic=True)
+            self.reply_text = body
+            return reply
+        if content_type.startswith("text/event-stream"):
+            return await self._read_events(request_id, response, hooks)
+        shown = content_type[:60] or "none"
+        raise RpcError(INVALID_REQUEST, f"unexpected content type {shown!r} (HTTP {status})", synthetic=True)
+
+    async def _rejected(self, status: int, response: httpx2.Response, content_type: str) -> None:
+        """Raise what an HTTP error answer means: a server-written JSON-RPC error, an expired session,
+        or the JSON-RPC error the SDK's transport makes of the status."""
+        body: Any = None
+        if content_type.startswith("application/json"):
+            try:
+                body = json.loads(await self._read_body(response))
+            except (ValueError, ChannelError):
+                body = None
+        error = body.get("error") if isinstance(body, dict) else None
+        code = error.get("code") if isinstance(error, dict) else None
+        if self.session_id is not None and (status == 404 or (status == 400 and code == _NO_VALID_SESSION)):
+            raise SessionExpired(f"HTTP {status}: the server no longer knows session {self.session_id[:40]!r}")
+        if isinstance(error, dict):
+            _unwrap(body)
+        if status == 404:
+            # No session yet: a 404 is the HTTP spelling of "method not found" (the SDK does the same).
+            raise RpcError(METHOD_NOT_FOUND, "HTTP 404 Not Found", synthetic=True)
+        raise RpcError(INTERNAL_ERROR, f"HTTP {status} {response.reason_phrase}".rstrip(), synthetic=True)
+
+    async def _read_body(self, response: httpx2.Response) -> bytes:
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_response_bytes:
+            raise ChannelError(f"response body of {declared} bytes exceeds {self.max_response_bytes} bytes")
+        chunks: list[bytes] = []
+        total = 0
+        async for chunk in response.aiter_bytes():
+            total += len(chunk)
+            if total > self.max_response_bytes:
+                raise ChannelError(f"response body exceeds {self.max_response_bytes} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _read_events(self, request_id: int, response: httpx2.Response, hooks: Hooks) -> dict[str, Any]:
+        # As the SDK transport: the response or error with our id on this POST's stream answers it;
+        # notifications and server requests that come first go to the hooks.
+        events = httpx2.EventSource(response, max_event_size=self.max_response_bytes)
+        try:
+            async for event in events:
+                if event.event != "message" or not event.data:
+                    continue  # priming event (resumability), keep-alive, or another event type
+                try:
+                    parsed = json.loads(event.data, parse_float=self._float, parse_constant=self._float)
+                except ValueError as exc:
+                    raise RpcError(PARSE_ERROR, f"SSE event is not JSON ({exc})", synthetic=True) from exc
+                if isinstance(parsed, dict) and isinstance(parsed.get("method"), str):
+                    await self._server_message(parsed, hooks)
+                    continue
+                reply = _pick_reply(parsed)
+                if reply is not None and reply.get("id") in (request_id, None):
+                    self.reply_text = event.data.encode()
+                    return reply
+        except httpx2.SSEError as exc:
+            raise ChannelError(f"SSE answer refused: {exc}") from exc
+        raise ChannelError("SSE stream ended without a response")
+
+    async def _server_message(self, message: dict[str, Any], hooks: Hooks) -> None:
+        params = message.get("params")
+        params = params if isinstance(params, dict) else None
+        if "id" not in message:
+            await hooks.notification(message["method"], params)
+            return
+        reply = await answer(hooks, message["id"], message["method"], params)
+        headers = {"mcp-protocol-version": self.last_version} if self.last_version else {}
+        with anyio.move_on_after(self.timeout.read or 30.0):
+            try:
+                async with self._post(reply, headers) as response:
+                    await self._read_body(response)
+            except ChannelError:
+                pass  # the server gives up on an unanswered request itself
+
+    def _float(self, text: str) -> float:
+        # json.loads's own conversion (float() of the token: NaN and the infinities included), noted.
+        self.reply_had_float = True
+        return float(text)
+
+    async def notify(self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str]) -> None:
+        """POST one notification; the answer (202 normally) is drained and ignored, as the SDK does."""
+        async with self._post(wire({"jsonrpc": "2.0", "method": method}, params), headers) as response:
+            await self._read_body(response)
+
+    async def close(self) -> None:
+        """End a handshake-era session with DELETE (best effort, as the SDK's terminate_on_close)."""
+        if self.session_id is None:
+            return
+        headers = self._headers({})
+        if self.last_version is not None:
+            headers["mcp-protocol-version"] = self.last_version
+        try:
+            async with stream_within_origin(
+                self.client, "DELETE", self.url, headers=headers, timeout=self.timeout
+            ) as response:
+                await self._read_body(response)
+        except (httpx2.HTTPError, ChannelError):
+            pass  # the server reaps idle sessions itself; a failed goodbye changes nothing we report
+        self.session_id = None
+
+
+async def answer(hooks: Hooks, request_id: Any, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """The JSON-RPC response to a server request, as the hooks decide it."""
+    try:
+        result = await hooks.request(method, params)
+    except RpcError as exc:
+        error: dict[str, Any] = {"code": exc.code, "message": exc.message or str(exc)}
+        if exc.data is not None:
+            error["data"] = exc.data
+        return {"jsonrpc": "2.0", "id": request_id, "error": error}
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def _http_error_text(exc: httpx2.HTTPError, url: str) -> str:
+    if isinstance(exc, httpx2.TimeoutException):
+        return f"HTTP timeout ({type(exc).__name__}) talking to {url}"
+    if isinstance(exc, httpx2.ConnectError):
+        return f"cannot connect to {url}: {exc or 'connection refused'}"
+    return f"{type(exc).__name__} talking to {url}: {exc or 'connection failed'}"
+
+
+def _pick_reply(parsed: Any) -> dict[str, Any] | None:
+    """The JSON-RPC response in ``parsed``: an object with result or error, or one inside a batch."""
+    candidates = parsed if isinstance(parsed, list) else [parsed]
+    for item in candidates:
+        if isinstance(item, dict) and ("result" in item or "error" in item) and "method" not in item:
+            return item
+    return None
+
+
+def _unwrap(reply: dict[str, Any]) -> Any:
+    error = reply.get("error")
+    if error is not None:
+        if not isinstance(error, dict):
+            raise RpcError(PARSE_ERROR, "malformed JSON-RPC error object", synthetic=True)
+        code = error.get("code")
+        message = error.get("message")
+        rpc_code = code if isinstance(code, int) and not isinstance(code, bool) else INTERNAL_ERROR
+        raise RpcError(rpc_code, message if isinstance(message, str) else "", error.get("data"))
+    return reply.get("result")

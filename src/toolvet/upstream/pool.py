@@ -1,0 +1,212 @@
+"""Pooled upstream sessions for forwarded requests (``tools/call``, ``resources/read`` ...).
+
+A session is kept per (server, caller) and reused, so a call costs one request, not a handshake, and
+one caller's session state (log level, subscriptions, what a stateful server remembers) never reaches
+another caller. Streamable HTTP sessions share one HTTP connection pool and carry concurrent
+requests; an SSE or stdio session is one long-lived connection (a child process, for stdio) that also
+carries concurrent requests, owned by a task of the pool's own task group, never by the request that
+happened to open it (the SDK's transports are task groups that must be left by the task that entered
+them).
+
+Every request is bounded by a per-server concurrency limit and a timeout. A session that breaks (the
+process died, the connection closed) is dropped and opened again on the next request; a request the
+upstream refused only because it forgot our session (it restarted: HTTP 404, or 400 with ``-32000``)
+is sent once more on a new session, since the upstream never ran it. Idle sessions are closed after
+``idle_seconds``, and at most ``max_sessions`` are kept per server (the least recently used goes).
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import anyio.abc
+import httpx2
+
+from toolvet.errors import UpstreamError
+from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError, SessionExpired, describe
+from toolvet.upstream.http import HttpChannel
+from toolvet.upstream.protocol import NO_HOOKS, Hooks, Session, negotiate
+from toolvet.upstream.streams import StreamChannel, open_sse, open_stdio
+from toolvet.upstream.target import Target
+
+__all__ = ["UpstreamPool"]
+
+log = logging.getLogger("toolvet.upstream")
+
+Key = tuple[str, str]  # (server name, caller)
+
+
+@dataclass
+class _Pooled:
+    target: Target
+    session: Session
+    used: float = field(default_factory=time.monotonic)
+
+    @property
+    def alive(self) -> bool:
+        channel = self.session.channel
+        return not isinstance(channel, StreamChannel) or channel.alive
+
+
+@dataclass
+class UpstreamPool:
+    """Sessions to upstream servers, keyed by (server name, caller). Use as ``async with pool.run()``."""
+
+    http: httpx2.AsyncClient
+    connect_timeout: float = 10.0
+    call_timeout: float = 60.0
+    per_server: int = 16
+    idle_seconds: float = 300.0
+    max_sessions: int = 64
+    #: What toolvet declares to upstream servers (they may adapt their lists to it).
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    _sessions: dict[Key, _Pooled] = field(default_factory=dict)
+    _limiters: dict[str, anyio.CapacityLimiter] = field(default_factory=dict)
+    _opening: dict[Key, anyio.Lock] = field(default_factory=dict)
+    _tg: anyio.abc.TaskGroup | None = None
+
+    @asynccontextmanager
+    async def run(self) -> AsyncIterator[UpstreamPool]:
+        """Own the stream sessions' tasks for the pool's lifetime; close every session at the end."""
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            tg.start_soon(self._reap)
+            try:
+                yield self
+            finally:
+                await self.aclose()
+                self._tg = None
+                tg.cancel_scope.cancel()
+
+    async def call(
+        self, server: str, target: Target, method: str, params: dict[str, Any] | None, *,
+        caller: str = "", hooks: Hooks = NO_HOOKS,
+    ) -> Any:
+        """Send one request to ``server`` on ``caller``'s session and return its raw result.
+
+        Raises UpstreamError with a clear one-line reason for anything the upstream or network does.
+        """
+        key = (server, caller)
+        limiter = self._limiters.setdefault(server, anyio.CapacityLimiter(self.per_server))
+        async with limiter:
+            with anyio.move_on_after(self.call_timeout) as scope:
+                for attempt in range(2):
+                    pooled = await self._session(key, target)
+                    try:
+                        return await pooled.session.request(method, params, hooks)
+                    except SessionExpired as exc:
+                        await self.drop(key)
+                        if attempt == 0:
+                            continue  # the upstream restarted: it never ran this request
+                        raise UpstreamError(f"{server}: {exc}") from None
+                    except RpcError as exc:
+                        raise UpstreamError(f"{server}: {exc}") from None
+                    except ChannelError as exc:
+                        await self.drop(key)
+                        raise UpstreamError(f"{server}: {exc}") from None
+                    finally:
+                        pooled.used = time.monotonic()
+            if scope.cancelled_caught:
+                raise UpstreamError(f"{server}: no answer within {self.call_timeout:g} s")
+        raise UpstreamError(f"{server}: session lost twice in a row")
+
+    async def _session(self, key: Key, target: Target) -> _Pooled:
+        pooled = self._sessions.get(key)
+        if pooled is not None and pooled.target == target and pooled.alive:
+            return pooled
+        async with self._opening.setdefault(key, anyio.Lock()):
+            pooled = self._sessions.get(key)
+            if pooled is not None and pooled.target == target and pooled.alive:
+                return pooled
+            if pooled is not None:
+                await self.drop(key)
+            try:
+                with anyio.fail_after(self.connect_timeout):
+                    pooled = await self._open(target)
+            except TimeoutError:
+                raise UpstreamError(f"{key[0]}: could not connect within {self.connect_timeout:g} s") from None
+            except Exception as exc:
+                raise UpstreamError(f"{key[0]}: {describe(exc, target.url or target.command)}") from None
+            await self._make_room(key[0])
+            self._sessions[key] = pooled
+            return pooled
+
+    async def _open(self, target: Target) -> _Pooled:
+        if target.transport == "streamable-http":
+            if not target.url:
+                raise ProtocolError("the server has no url")
+            channel = HttpChannel(self.http, target.url, target.headers,
+                                  timeout=httpx2.Timeout(self.call_timeout, connect=self.connect_timeout),
+                                  max_response_bytes=64 * 1024 * 1024)
+            return _Pooled(target, await negotiate(channel, self.capabilities))
+        if self._tg is None:
+            raise RuntimeError("UpstreamPool.run() is not entered")
+        pooled: _Pooled = await self._tg.start(self._own, target)
+        return pooled
+
+    async def _own(self, target: Target, *, task_status: anyio.abc.TaskStatus[_Pooled]) -> None:
+        """The task that holds one stream session open, from its start until it is dropped or dies."""
+        started = False
+        try:
+            async with AsyncExitStack() as stack:
+                if target.transport == "sse":
+                    if not target.url:
+                        raise ProtocolError("the server has no url")
+                    opened = open_sse(target.url, target.headers, connect_timeout=self.connect_timeout,
+                                      read_timeout=self.call_timeout)
+                else:
+                    if not target.command:
+                        raise ProtocolError("the server has no command")
+                    # The exit stack is the context manager: it closes the file when the session ends.
+                    errlog = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
+                    opened = open_stdio(target.command, list(target.args), target.env, target.cwd, errlog)
+                channel: StreamChannel = await stack.enter_async_context(opened)
+                pooled = _Pooled(target, await negotiate(channel, self.capabilities))
+                task_status.started(pooled)
+                started = True
+                await channel.closed.wait()
+        except Exception as exc:
+            if not started:
+                raise
+            log.info("upstream session ended: %s", describe(exc, target.url or target.command))
+
+    async def _make_room(self, server: str) -> None:
+        mine = [(p.used, key) for key, p in self._sessions.items() if key[0] == server]
+        if len(mine) >= self.max_sessions:
+            await self.drop(min(mine)[1])
+
+    async def _reap(self) -> None:
+        while True:
+            await anyio.sleep(min(self.idle_seconds, 30.0))
+            now = time.monotonic()
+            for key, pooled in list(self._sessions.items()):
+                if now - pooled.used > self.idle_seconds:
+                    await self.drop(key)
+
+    async def drop(self, key: Key) -> None:
+        """Forget a session (closing its connection), so the next request opens a new one."""
+        pooled = self._sessions.pop(key, None)
+        if pooled is None:
+            return
+        channel = pooled.session.channel
+        if isinstance(channel, StreamChannel):
+            channel.closed.set()  # its owner task leaves the transport, which ends the process
+        elif isinstance(channel, HttpChannel):
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await channel.close()
+
+    async def drop_server(self, server: str) -> None:
+        """Forget every caller's session to ``server``."""
+        for key in [k for k in self._sessions if k[0] == server]:
+            await self.drop(key)
+
+    async def aclose(self) -> None:
+        for key in list(self._sessions):
+            await self.drop(key)
