@@ -36,8 +36,8 @@ from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
 from toolvet.services.discovery import target_of
 from toolvet.services.events import EventBus
-from toolvet.upstream.http import http_client
 from toolvet.upstream.errors import RpcError
+from toolvet.upstream.http import http_client
 from toolvet.upstream.pool import UpstreamPool
 from toolvet.upstream.protocol import NO_HOOKS, RELAYED_CAPABILITIES, Hooks, is_input_required
 from toolvet.upstream.target import Target
