@@ -55,4 +55,14 @@ class Forbidden(ToolvetError):
 
 
 class UpstreamError(ToolvetError):
-    """An upstream MCP server failed, timed out or answered something malformed."""
+    """An upstream MCP server failed, timed out or answered something malformed.
+
+    ``code`` and ``data`` are the JSON-RPC error the server itself answered, when it did, so a
+    gateway can pass the server's own error on.
+    """
+
+    def __init__(self, message: str, code: int | None = None, data: object = None, said: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
+        self.said = said  # the server's own error message, as it said it

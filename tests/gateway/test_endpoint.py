@@ -147,7 +147,7 @@ async def test_a_modern_call_finds_its_input_schema_without_listing_every_tool(t
 def test_the_sdk_tracing_span_is_off_unless_asked_for(ctx):
     from mcp.server._otel import OpenTelemetryMiddleware
 
-    from toolvet.gateway.endpoint import Gateway
+    from toolvet.gateway.gateway import Gateway
 
     def traced(gateway: Gateway) -> bool:
         return any(isinstance(m, OpenTelemetryMiddleware) for m in gateway.server.middleware)

@@ -39,7 +39,7 @@ LIFETIME.append(_calls)
 
 
 def _gateway(app: FastAPI) -> Any:
-    from toolvet.gateway.endpoint import gateway_lifetime
+    from toolvet.gateway.gateway import gateway_lifetime
 
     return gateway_lifetime(app)
 
@@ -95,7 +95,7 @@ def create_app(ctx: Context) -> ToolvetAPI:
     for router in ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(get_principal)])
     mount_console(app, ctx)
-    from toolvet.gateway.endpoint import mount_gateway
+    from toolvet.gateway.gateway import mount_gateway
 
     mount_gateway(app, ctx)
     return app

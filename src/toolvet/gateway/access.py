@@ -96,12 +96,12 @@ def base_url(scope: Scope) -> str:
     return f"{scope.get('scheme', 'http')}://{host}"
 
 
-def metadata(scope: Scope, scopes_supported: Iterable[str]) -> dict[str, Any]:
-    """RFC 9728 protected-resource metadata for ``/mcp``. toolvet mints its own tokens, so it is its
-    own authorization server."""
+def metadata(scope: Scope, scopes_supported: Iterable[str], resource: str = "/mcp") -> dict[str, Any]:
+    """RFC 9728 protected-resource metadata for the MCP endpoint at path ``resource``. toolvet mints its
+    own tokens, so it is its own authorization server."""
     base = base_url(scope)
     return {
-        "resource": f"{base}/mcp",
+        "resource": f"{base}{resource}",
         "authorization_servers": [base],
         "scopes_supported": sorted(set(scopes_supported)),
         "bearer_methods_supported": ["header"],
@@ -112,7 +112,7 @@ def metadata(scope: Scope, scopes_supported: Iterable[str]) -> dict[str, Any]:
 def _challenge(
     scope: Scope, status: int, error: str, description: str, scopes: Iterable[str] = ()
 ) -> JSONResponse:
-    parts = [f'resource_metadata="{base_url(scope)}{METADATA_PATH}/mcp"']
+    parts = [f'resource_metadata="{base_url(scope)}{METADATA_PATH}{scope.get("path") or "/mcp"}"']
     if error:
         parts.insert(0, f'error="{error}"')
     wanted = " ".join(sorted(scopes))

@@ -1,31 +1,30 @@
-"""The MCP endpoint ``/mcp`` (SPEC §6): one streamable-HTTP server for 2026-07-28 and handshake clients.
+"""One MCP endpoint: a view of the offered set, served to 2026-07-28 and handshake-era clients alike.
 
-Built on the SDK's low-level ``Server``: ``tools/list`` answers the offered tools as ``{server}_{tool}``
-plus toolvet's host tools (``toolvet_{name}``), ``tools/call`` runs through the one CallService both
-doors share, and ``resources/read`` of a ``ui://`` resource goes to the server owning the tool that
-names it. :class:`AccessGate` sits in front and enforces the tools' ``securitySchemes``.
+Built on the SDK's low-level ``Server``, with its own streamable-HTTP session manager. ``/mcp`` lists
+every offered tool as ``{server}_{tool}`` (toolvet's own as ``toolvet_{name}``);
+``/mcp/servers/{name}`` lists one server's offered tools under their own names. In both, what the
+model sees follows the caller: anonymous callers see ``noauth`` tools only, and a token's scope hides
+the tools its disabled map names. ``tools/call`` runs through the one CallService both doors share;
+what the upstream sends while a call runs (progress, log messages, elicitation, sampling, a request
+for input) is relayed to the caller (``relay``). Prompts, resources and completions are federated
+from the view's servers (``federation``). :class:`~toolvet.gateway.access.AccessGate` sits in front
+and enforces the tools' ``securitySchemes``.
 
-Clients learn that the offered set changed: a watcher re-reads it every second and, when the hash of
-its names and fingerprints moves, sends ``notifications/tools/list_changed`` to every handshake-era
-session and publishes ``toolsListChanged`` to every 2026-07-28 ``subscriptions/listen`` stream.
-
-The session manager runs in the FastAPI app's lifespan (``api/app.py``'s ``LIFETIME``), after the call
-service. DNS-rebinding protection (Host/Origin checks) is on when toolvet binds a loopback address,
-allowing loopback hosts on any port; bound elsewhere it is off (a public name is not known in advance,
-and every call but ``noauth`` ones needs a token anyway).
+A server's view declares what that server declared (resources, prompts, completions, logging) and
+nothing it did not, so a client that checks capabilities sees the server as it is.
 """
 
 from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from typing import Any, Final
 
 import anyio
+import anyio.abc
+import anyio.to_thread
 import mcp.types as types
-from fastapi import FastAPI
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
@@ -34,34 +33,21 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp.types import LOG_LEVEL_META_KEY
-from mcp_types import INVALID_PARAMS
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, LOG_LEVEL_META_KEY
 from pydantic import ValidationError
-from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from toolvet import __version__
-from toolvet.api.errors import UnexpectedErrors
-from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError
+from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError, UpstreamError
 from toolvet.gateway import outcomes
-from toolvet.gateway.access import (
-    ANONYMOUS,
-    METADATA_PATH,
-    AccessGate,
-    Requirement,
-    TokenCache,
-    metadata,
-    principal_of,
-)
-from toolvet.gateway.host_tools import register_host_tools
-from toolvet.gateway.offered import OfferedCache, is_modern
+from toolvet.gateway.access import ANONYMOUS, AccessGate, Requirement, TokenCache, principal_of
+from toolvet.gateway.federation import Federation
+from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay
 from toolvet.schemas.calls import CallCreate, CallStatus
-from toolvet.services.auth import Role
+from toolvet.services.auth import Principal, Role
 from toolvet.services.calls import USER_DECLINED, CallService, error_result
-from toolvet.services.context import Context
 from toolvet.upstream.protocol import is_input_required
 
 log = logging.getLogger("toolvet.gateway")
@@ -71,6 +57,13 @@ APPROVAL_INPUT: Final = "toolvet.approval"
 #: Marks a requestState that carries an upstream's own state (its server asked for input).
 UPSTREAM_STATE: Final = "toolvet.upstream:"
 CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
+POLL_SECONDS: Final = 1.0
+RESOURCE_NOT_FOUND: Final = -32002
+LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
+INSTRUCTIONS: Final = (
+    "toolvet offers vetted tools of several MCP servers as {server}_{tool}, and its own "
+    "operations as toolvet_{name}. A call that needs approval may wait for a person."
+)
 
 
 def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:
@@ -79,10 +72,11 @@ def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:
     capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
     return isinstance(capabilities, dict) and capabilities.get("elicitation") is not None
 
-def _forwarded_meta(ctx: ServerRequestContext[Any], log_level: str | None) -> dict[str, Any]:
-    """What of the client's ``_meta`` goes upstream with its call (toolvet stamps its own protocol fields):
-    the progress token, so the upstream's progress comes back to this client, and the level of log
-    messages it wants (2026-07-28 servers send them only to a request that asks)."""
+
+def _request_meta(ctx: ServerRequestContext[Any], log_level: str | None) -> dict[str, Any]:
+    """What of the client's ``_meta`` goes upstream with its request (toolvet stamps its own protocol
+    fields): the progress token, so the upstream's progress comes back to this client, and the level of
+    log messages it wants (2026-07-28 servers send them only to a request that asks)."""
     meta = (ctx.params or {}).get("_meta")
     meta = meta if isinstance(meta, dict) else {}
     forwarded: dict[str, Any] = {}
@@ -95,17 +89,21 @@ def _forwarded_meta(ctx: ServerRequestContext[Any], log_level: str | None) -> di
     return forwarded
 
 
-POLL_SECONDS: Final = 1.0
-RESOURCE_NOT_FOUND: Final = -32002
-LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
-INSTRUCTIONS: Final = (
-    "toolvet offers vetted tools of several MCP servers as {server}_{tool}, and its own "
-    "operations as toolvet_{name}. A call that needs approval may wait for a person."
-)
+def security_for(host: str) -> TransportSecuritySettings:
+    """Host/Origin checks for a server bound to ``host``: on for a loopback address (loopback hosts on
+    any port allowed), off elsewhere (a public name is not known in advance, and every call but
+    ``noauth`` ones needs a token anyway)."""
+    if host not in LOOPBACK:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
 
 
-class _GatewayServer(Server[Any]):
-    """The low-level Server, telling handshake-era clients it announces tool-list changes."""
+class _ViewServer(Server[Any]):
+    """The low-level Server, telling handshake-era clients it announces list changes."""
 
     def create_initialization_options(
         self,
@@ -120,24 +118,27 @@ class _GatewayServer(Server[Any]):
         )
 
 
-def security_for(host: str) -> TransportSecuritySettings:
-    """Host/Origin checks for a server bound to ``host`` (see the module docstring)."""
-    if host not in LOOPBACK:
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"],
-        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-    )
+def _declares(capabilities: Mapping[str, Any] | None, name: str) -> bool:
+    return capabilities is None or isinstance(capabilities.get(name), dict)
 
 
-class Gateway:
-    """``/mcp`` for one app: the SDK server, its session manager (per lifespan) and the change watcher."""
+class Endpoint:
+    """One view's MCP endpoint: its SDK server, session manager, access gate and connected sessions.
 
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
-        self.offered = OfferedCache(ctx)
-        self.tokens = TokenCache(ctx)
+    ``upstream_capabilities`` is what the view's one server declared (None for ``/mcp``, which serves
+    every feature over all servers).
+    """
+
+    def __init__(
+        self, service: CallService, offered: OfferedCache, tokens: TokenCache, view: View = AGGREGATE,
+        upstream_capabilities: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.service = service
+        self.ctx = service.ctx
+        self.offered = offered
+        self.view = view
+        self.capabilities = upstream_capabilities
+        self.federation = Federation(prefixed=view.server is None)
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         with warnings.catch_warnings():
@@ -145,25 +146,40 @@ class Gateway:
             # serves handshake-era clients too, which still send it.
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             self.server = self._make_server()
-        if not ctx.settings.gateway_tracing:
+        if not self.ctx.settings.gateway_tracing:
             # The SDK puts its OpenTelemetry span around every request by default (trace context read
             # from _meta, a span made and ended): a tenth of a millisecond per call with no tracer.
             # The SDK documents the opt-out: drop it from the list, which holds nothing else at this point.
             self.server.middleware = []
         self.server.middleware.append(self._remember_session)
         self.manager: StreamableHTTPSessionManager | None = None
-        self.gate = AccessGate(self._serve, self.tokens, self._requirement)
+        self.gate = AccessGate(self._serve, tokens, self._requirement)
         self._sessions: dict[int, ServerSession] = {}
         #: The log level each handshake-era client set with logging/setLevel (by session).
         self._log_levels: dict[int, str] = {}
-        self.announced = 0  # how many list changes were announced (tests and logs)
 
-    def _make_server(self) -> _GatewayServer:
-        return _GatewayServer(
-            "toolvet",
+    def _make_server(self) -> _ViewServer:
+        caps = self.capabilities
+        handlers: dict[str, Any] = {}
+        if _declares(caps, "resources"):
+            handlers |= {"on_list_resources": self._list_resources,
+                         "on_list_resource_templates": self._list_resource_templates}
+            # Subscriptions are served wherever resources are: a server discovered in the 2026-07-28 era
+            # does not say whether it takes the handshake era's resources/subscribe, and its own answer
+            # (an error, if it does not) is passed on.
+            handlers |= {"on_subscribe_resource": self._subscribe, "on_unsubscribe_resource": self._unsubscribe}
+        if _declares(caps, "prompts"):
+            handlers |= {"on_list_prompts": self._list_prompts, "on_get_prompt": self._get_prompt}
+        if _declares(caps, "completions"):
+            handlers["on_completion"] = self._complete
+        if _declares(caps, "logging"):
+            handlers["on_set_logging_level"] = self._set_log_level
+        named = self.view.server
+        return _ViewServer(
+            named or "toolvet",
             version=__version__,
-            title="toolvet gateway",
-            instructions=INSTRUCTIONS,
+            title=f"{named} through toolvet" if named else "toolvet gateway",
+            instructions=None if named else INSTRUCTIONS,
             on_list_tools=self._list_tools,
             # A dict result is shaped and validated by the SDK's runner like a model (its _dump_result
             # and per-version serialisation take both); the handler's type names only the model.
@@ -171,29 +187,22 @@ class Gateway:
             on_read_resource=self._read_resource,
             on_subscriptions_listen=self.listen,
             get_tool_input_schema=self._input_schema,
-            on_set_logging_level=self._set_log_level,
+            **handlers,
         )
 
-    # ------------------------------------------------------------------ lifetime and transport
-
-    @asynccontextmanager
-    async def run(self) -> AsyncIterator[None]:
-        """Serve for the app's lifetime: host tools registered, sessions managed, changes watched."""
-        service = self.service()
-        register_host_tools(service)
-        self.offered = OfferedCache(self.ctx, service)
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Serve until cancelled (a task of the gateway's)."""
         self.manager = StreamableHTTPSessionManager(
             app=self.server, security_settings=security_for(self.ctx.settings.host)
         )
-        async with self.manager.run(), anyio.create_task_group() as tg:
-            tg.start_soon(self._watch)
-            try:
-                yield
-            finally:
-                self.listen.close()
-                tg.cancel_scope.cancel()
-                self._sessions.clear()
-                self.manager = None
+        try:
+            async with self.manager.run():
+                task_status.started()
+                await anyio.sleep_forever()
+        finally:
+            self.listen.close()
+            self._sessions.clear()
+            self.manager = None
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.manager is None:
@@ -203,11 +212,37 @@ class Gateway:
             return
         await self.manager.handle_request(scope, receive, send)
 
-    def service(self) -> CallService:
-        service = self.ctx.calls
-        if not isinstance(service, CallService):
-            raise RuntimeError("the gateway needs a running CallService (api/app.py LIFETIME)")
-        return service
+    # ------------------------------------------------------------------ who may see what
+
+    def _principal(self, ctx: ServerRequestContext[Any]) -> Principal | None:
+        return principal_of(ctx.request)
+
+    async def _hidden(self, principal: Principal | None) -> dict[str, set[str]]:
+        """The tools the principal's scope disables (hidden from the model, as calls to them are refused)."""
+        if principal is None or principal.role is not Role.CONSUMER:
+            return {}
+        return await self.service.disabled_in(principal.scope or "default")
+
+    async def _servers(self, principal: Principal | None) -> list[str]:
+        """The upstream servers whose prompts and resources this caller sees: the view's one server, or
+        (on ``/mcp``) every server with an offered tool the caller may see."""
+        offered = await self.offered.get()
+        hidden = await self._hidden(principal)
+        visible = {
+            tool.server for tool in offered.names(self.view).values()
+            if tool.server != "toolvet" and tool.need.missing(principal) is None
+            and tool.tool not in hidden.get(tool.server, ())
+        }
+        if self.view.server is not None:
+            if self.view.server not in visible:
+                raise MCPError(INVALID_PARAMS, f"this token may use no tool of {self.view.server}")
+            return [self.view.server]
+        return sorted(visible)
+
+    def _caller(self, principal: Principal | None) -> str:
+        if principal is None:
+            return ANONYMOUS.user or "anonymous"
+        return principal.user or principal.actor
 
     # ------------------------------------------------------------------ tools
 
@@ -221,12 +256,12 @@ class Gateway:
         stored ``inputSchema`` by the call service.
         """
         offered = self.offered.peek()
-        tool = offered.by_name.get(name) if offered is not None else None
+        tool = offered.names(self.view).get(name) if offered is not None else None
         schema = tool.wire.get("inputSchema") if tool is not None else None
         return schema if isinstance(schema, dict) else None
 
     async def _requirement(self, name: str) -> Requirement | None:
-        tool = (await self.offered.get()).by_name.get(name)
+        tool = (await self.offered.get()).names(self.view).get(name)
         return tool.need if tool is not None else None
 
     async def _list_tools(
@@ -235,21 +270,30 @@ class Gateway:
         if params is not None and params.cursor:
             raise MCPError(INVALID_PARAMS, "invalid cursor: toolvet lists every tool on one page")
         offered = await self.offered.get()
+        principal = self._principal(ctx)
         tools = offered.listing(
-            modern=is_modern(ctx.protocol_version), anonymous=principal_of(ctx.request) is None
+            modern=is_modern(ctx.protocol_version), anonymous=principal is None, view=self.view,
+            hidden=await self._hidden(principal),
         )
-        # The list depends on who asks (noauth tools only without a token): a private cache scope.
+        # The list depends on who asks (noauth tools only without a token, a scope's disabled map):
+        # a private cache scope.
         return types.ListToolsResult(tools=tools, ttl_ms=int(POLL_SECONDS * 1000), cache_scope="private")
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         name = params.name
-        server, sep, tool = name.partition("_")
-        offered = (await self.offered.get()).by_name.get(name)
-        if not sep or not server or not tool:
+        offered = (await self.offered.get()).names(self.view).get(name)
+        if offered is not None:
+            server, tool = offered.server, offered.tool
+        elif self.view.server is None:
+            # Not offered: still asked of the call service, which says why it refuses the call.
+            server, _, tool = name.partition("_")
+            if not server or not tool:
+                raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
+        else:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
-        principal = principal_of(ctx.request)
+        principal = self._principal(ctx)
         if principal is None:
             if offered is None or not offered.need.noauth:
                 raise MCPError(INVALID_PARAMS, f"{name} needs a bearer token")
@@ -275,10 +319,9 @@ class Gateway:
         asks = modern and _can_elicit(ctx)
         elicit = None if modern else self._elicitation(ctx)
         try:
-            call = await self.service().submit(
+            call = await self.service.submit(
                 principal, data, wait=0 if asks else self.ctx.settings.approval_wait, elicit=elicit,
-                hooks=Relay(ctx), meta=_forwarded_meta(ctx, self._log_levels.get(id(ctx.session), "debug")),
-                resume=resume,
+                hooks=Relay(ctx, self._level(ctx)), meta=_request_meta(ctx, self._level(ctx)), resume=resume,
             )
         except NotFound:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}") from None
@@ -307,13 +350,13 @@ class Gateway:
         return outcomes.result_of(call, modern=modern)
 
     async def _answered(
-        self, principal: Any, server: str, tool: str, params: types.CallToolRequestParams
+        self, principal: Principal, server: str, tool: str, params: types.CallToolRequestParams
     ) -> types.CallToolResult | dict[str, Any]:
         """Decide (and run) the pending call named by the retry's state, by its user's answer."""
-        service = self.service()
+        service = self.service
         call_id = str(params.request_state)
         try:
-            call = service.get(principal, call_id)
+            call = await anyio.to_thread.run_sync(service.get, principal, call_id)
         except (NotFound, Forbidden):
             raise MCPError(INVALID_PARAMS, "unknown request state: call the tool again") from None
         if (call.server_type, call.tool_name) != (server, tool):
@@ -328,7 +371,7 @@ class Gateway:
                 else:
                     call = await service.approve(principal, call_id, allow_always=answer == "always")
             except ToolvetError:  # decided by someone else, or expired, meanwhile: answer what it became
-                call = service.get(principal, call_id)
+                call = await anyio.to_thread.run_sync(service.get, principal, call_id)
         return outcomes.result_of(call, modern=True)
 
     def _elicitation(self, ctx: ServerRequestContext[Any]) -> Any:
@@ -352,34 +395,155 @@ class Gateway:
 
         return ask
 
-    async def _set_log_level(
-        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
-    ) -> types.EmptyResult:
-        """A handshake-era client's log level: asked of every upstream its calls reach."""
-        self._log_levels[id(ctx.session)] = params.level
-        return types.EmptyResult()
+    # ------------------------------------------------------------------ prompts, resources, completions
 
-    # ------------------------------------------------------------------ resources
+    async def _send(self, ctx: ServerRequestContext[Any], server: str, method: str,
+                    params: dict[str, Any] | None) -> Any:
+        """One request to a server on the caller's session; raises UpstreamError."""
+        target = await self.service.server_target(server)
+        if target is None or self.service.pool is None:
+            raise UpstreamError(f"no server named {server}", INVALID_PARAMS, None, f"no server named {server}")
+        forwarded = dict(params or {})
+        if meta := _request_meta(ctx, self._level(ctx)):
+            forwarded["_meta"] = {**(forwarded.get("_meta") or {}), **meta}
+        relay = Relay(ctx, self._level(ctx))
+        return await self.service.pool.call(
+            server, target, method, forwarded or None, caller=self._caller(self._principal(ctx)),
+            hooks=relay, handshake=relay.handshake_era,
+        )
+
+    async def _upstream(
+        self, ctx: ServerRequestContext[Any], server: str, method: str, params: dict[str, Any] | None,
+        *, missing: int = INTERNAL_ERROR,
+    ) -> Any:
+        """:meth:`_send`, with the server's own JSON-RPC error passed on to the client."""
+        try:
+            return await self._send(ctx, server, method, params)
+        except UpstreamError as exc:
+            raise _passed_on(exc, missing) from None
+
+    def _params(self, params: Any) -> dict[str, Any] | None:
+        if params is None:
+            return None
+        dumped: dict[str, Any] = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+        dumped.pop("_meta", None)  # toolvet stamps its own; the caller's progress token goes on separately
+        dumped.pop("cursor", None)
+        return dumped or None
+
+    async def _merged(self, ctx: ServerRequestContext[Any], method: str, key: str) -> list[dict[str, Any]]:
+        servers = await self._servers(self._principal(ctx))
+
+        async def send(server: str, m: str, p: dict[str, Any] | None) -> Any:
+            return await self._send(ctx, server, m, p)
+
+        try:
+            return await self.federation.list(send, servers, method, key)
+        except UpstreamError as exc:
+            raise _passed_on(exc, INTERNAL_ERROR) from None
+
+    async def _list_resources(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        items = await self._merged(ctx, "resources/list", "resources")
+        return types.ListResourcesResult.model_validate({"resources": items})
+
+    async def _list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        items = await self._merged(ctx, "resources/templates/list", "resourceTemplates")
+        return types.ListResourceTemplatesResult.model_validate({"resourceTemplates": items})
+
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        items = await self._merged(ctx, "prompts/list", "prompts")
+        return types.ListPromptsResult.model_validate({"prompts": items})
+
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        routed = self.federation.prompt(params.name, await self._servers(self._principal(ctx)))
+        if routed is None:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        server, name = routed
+        forwarded = {**(self._params(params) or {}), "name": name}
+        raw = await self._upstream(ctx, server, "prompts/get", forwarded)
+        return types.GetPromptResult.model_validate(raw)
+
+    async def _by_uri(self, ctx: ServerRequestContext[Any], uri: str, method: str, params: dict[str, Any]) -> Any:
+        servers = await self._servers(self._principal(ctx))
+
+        async def send(server: str, m: str, p: dict[str, Any] | None) -> Any:
+            return await self._send(ctx, server, m, p)
+
+        try:
+            return await self.federation.for_uri(send, servers, uri, method, params)
+        except UpstreamError as exc:
+            raise _passed_on(exc, RESOURCE_NOT_FOUND) from None
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        offered = await self.offered.get()
-        owner = next((t for t in offered.tools if t.resource_uri == uri and t.server != "toolvet"), None)
-        if not uri.startswith("ui://") or owner is None:
-            raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}")
-        if owner.need.missing(principal_of(ctx.request)) is not None:
-            raise MCPError(INVALID_PARAMS, f"{uri} belongs to {owner.name}, which this token may not use")
-        service = self.service()
-        target = service.target_of(owner.server, owner.tool)
-        if target is None or service.pool is None:
-            raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}")
-        try:
-            raw = await service.pool.call(owner.server, target, "resources/read", {"uri": uri})
-        except ToolvetError as exc:
-            raise MCPError(RESOURCE_NOT_FOUND, f"{uri}: {exc.message}") from None
+        if uri.startswith("ui://"):
+            # An MCP Apps UI is read only for an offered tool that names it, and only by a caller who
+            # may use that tool: the UI of a tool that is not offered is not shown either.
+            offered = await self.offered.get()
+            owner = next((t for t in offered.names(self.view).values()
+                          if t.resource_uri == uri and t.server != "toolvet"), None)
+            if owner is None:
+                raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}")
+            if owner.need.missing(self._principal(ctx)) is not None:
+                raise MCPError(INVALID_PARAMS, f"{uri} belongs to {owner.name}, which this token may not use")
+            raw = await self._upstream(ctx, owner.server, "resources/read", {"uri": uri}, missing=RESOURCE_NOT_FOUND)
+            return types.ReadResourceResult.model_validate(raw)
+        raw = await self._by_uri(ctx, uri, "resources/read", self._params(params) or {"uri": uri})
         return types.ReadResourceResult.model_validate(raw)
+
+    async def _subscribe(
+        self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        await self._by_uri(ctx, str(params.uri), "resources/subscribe", {"uri": str(params.uri)})
+        return types.EmptyResult()
+
+    async def _unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        await self._by_uri(ctx, str(params.uri), "resources/unsubscribe", {"uri": str(params.uri)})
+        return types.EmptyResult()
+
+    async def _complete(
+        self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        forwarded = self._params(params) or {}
+        ref = params.ref
+        if isinstance(ref, types.PromptReference):
+            routed = self.federation.prompt(ref.name, await self._servers(self._principal(ctx)))
+            if routed is None:
+                raise MCPError(INVALID_PARAMS, f"Unknown prompt: {ref.name}")
+            server, name = routed
+            forwarded["ref"] = {**forwarded["ref"], "name": name}
+            raw = await self._upstream(ctx, server, "completion/complete", forwarded)
+        else:
+            raw = await self._by_uri(ctx, ref.uri, "completion/complete", forwarded)
+        return types.CompleteResult.model_validate(raw)
+
+    # ------------------------------------------------------------------ logging
+
+    def _level(self, ctx: ServerRequestContext[Any]) -> str:
+        """The level of log messages this client wants relayed (handshake era: what it set; default all)."""
+        if is_modern(ctx.protocol_version):
+            meta = (ctx.params or {}).get("_meta")
+            level = meta.get(LOG_LEVEL_META_KEY) if isinstance(meta, dict) else None
+            return level if isinstance(level, str) else "emergency"
+        return self._log_levels.get(id(ctx.session), "debug")
+
+    async def _set_log_level(
+        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        """A handshake-era client's log level: asked of every upstream its requests reach."""
+        self._log_levels[id(ctx.session)] = params.level
+        return types.EmptyResult()
 
     # ------------------------------------------------------------------ list changes
 
@@ -398,24 +562,11 @@ class Gateway:
             ):
                 self._sessions[id(connection)] = ctx.session
                 connection.exit_stack.callback(self._sessions.pop, id(connection), None)
+                connection.exit_stack.callback(self._log_levels.pop, id(ctx.session), None)
         return result
 
-    async def _watch(self) -> None:
-        last: str | None = None
-        while True:
-            try:
-                signature = (await self.offered.get(fresh=True)).signature
-            except Exception:
-                log.exception("could not read the offered tools")
-            else:
-                if last is not None and signature != last:
-                    await self.announce()
-                last = signature
-            await anyio.sleep(POLL_SECONDS)
-
     async def announce(self) -> None:
-        """Tell every connected client that the tool list changed (both eras)."""
-        self.announced += 1
+        """Tell every client connected here that the tool list changed (both eras)."""
         await self.bus.publish(ToolsListChanged())
         async with anyio.create_task_group() as tg:
             for key, session in list(self._sessions.items()):
@@ -429,33 +580,12 @@ class Gateway:
             self._sessions.pop(key, None)
 
 
-# ---------------------------------------------------------------------- mounting
+def _passed_on(exc: UpstreamError, missing: int) -> MCPError:
+    """The MCP error a client gets for an upstream failure: the server's own JSON-RPC error when it
+    answered one, else ``missing`` with toolvet's description."""
+    if exc.code is not None:
+        return MCPError(exc.code, exc.said or exc.message, exc.data)
+    return MCPError(missing, exc.message)
 
 
-def mount_gateway(app: FastAPI, ctx: Context) -> Gateway:
-    """Mount ``/mcp`` and the protected-resource metadata on ``app``; run it with :func:`gateway_lifetime`."""
-    gateway = Gateway(ctx)
-    app.state.gateway = gateway
-
-    async def resource_metadata(request: Request) -> JSONResponse:
-        """RFC 9728 protected-resource metadata for ``/mcp``."""
-        offered = await gateway.offered.get()
-        return JSONResponse(metadata(request.scope, offered.scopes()))
-
-    # Answered ahead of the app's middleware when the app allows it (api.app.ToolvetAPI), and routed
-    # first in the table otherwise (a prefixed path): an MCP call never matches every API route first.
-    if hasattr(app, "mcp_app"):
-        app.mcp_app = UnexpectedErrors(gateway.gate)
-    app.router.routes.insert(0, Route("/mcp", endpoint=gateway.gate))
-    for path in (METADATA_PATH, METADATA_PATH + "/mcp"):
-        app.router.routes.append(Route(path, endpoint=resource_metadata, methods=["GET"]))
-    return gateway
-
-
-def gateway_lifetime(app: FastAPI) -> Any:
-    """The LIFETIME entry: runs the app's gateway (after the call service is entered)."""
-    gateway: Gateway = app.state.gateway
-    return gateway.run()
-
-
-__all__ = ["Gateway", "gateway_lifetime", "mount_gateway", "security_for"]
+__all__ = ["Endpoint", "security_for"]

@@ -80,6 +80,26 @@ def wire_form(name: str, definition: Mapping[str, Any], columns: Mapping[str, An
     return wire
 
 
+@dataclass(frozen=True, slots=True)
+class View:
+    """Which offered tools one MCP endpoint lists, and under which names.
+
+    ``server`` None is ``/mcp``: every server's tools as ``{server}_{tool}``. A server's name is
+    ``/mcp/servers/{name}``: that server's tools under their own names, as if the client spoke to it.
+    """
+
+    server: str | None = None
+
+    def name_of(self, tool: OfferedTool) -> str | None:
+        """The name ``tool`` is listed under here, or None when this view does not list it."""
+        if self.server is None:
+            return tool.name
+        return tool.tool if tool.server == self.server else None
+
+
+AGGREGATE: Final = View()
+
+
 @dataclass
 class Offered:
     """One reading of the offered set."""
@@ -87,23 +107,45 @@ class Offered:
     tools: list[OfferedTool]
     by_name: dict[str, OfferedTool]
     signature: str
-    _built: dict[tuple[bool, bool], list[types.Tool]] = field(default_factory=dict)
+    _built: dict[tuple[View, bool], list[tuple[OfferedTool, types.Tool]]] = field(default_factory=dict)
+    _names: dict[View, dict[str, OfferedTool]] = field(default_factory=dict)
 
-    def listing(self, *, modern: bool, anonymous: bool) -> list[types.Tool]:
-        """SDK Tool objects for an era and audience (anonymous callers see ``noauth`` tools only)."""
-        key = (modern, anonymous)
+    def names(self, view: View = AGGREGATE) -> dict[str, OfferedTool]:
+        """The tools ``view`` lists, by the name it lists them under."""
+        named = self._names.get(view)
+        if named is None:
+            named = {}
+            for tool in self.tools:
+                name = view.name_of(tool)
+                if name is not None:
+                    named[name] = tool
+            self._names[view] = named
+        return named
+
+    def listing(
+        self, *, modern: bool, anonymous: bool, view: View = AGGREGATE,
+        hidden: Mapping[str, set[str]] | None = None,
+    ) -> list[types.Tool]:
+        """SDK Tool objects for an era, audience and view: anonymous callers see ``noauth`` tools only,
+        and ``hidden`` (a scope's disabled map: server -> tool names) leaves tools out."""
+        key = (view, modern)
         built = self._built.get(key)
         if built is None:
             built = []
-            for tool in self.tools:
-                if anonymous and not tool.need.noauth:
-                    continue
-                wire = tool.wire
+            for name, tool in self.names(view).items():
+                wire = tool.wire if name == tool.name else {**tool.wire, "name": name}
                 if not modern and not legacy_safe(wire.get("outputSchema")):
                     wire = {k: v for k, v in wire.items() if k != "outputSchema"}
-                built.append(types.Tool.model_validate(wire))
+                built.append((tool, types.Tool.model_validate(wire)))
             self._built[key] = built
-        return built
+        return [
+            model for tool, model in built
+            if (not anonymous or tool.need.noauth) and not (hidden and tool.tool in hidden.get(tool.server, ()))
+        ]
+
+    def servers(self) -> list[str]:
+        """The upstream servers with at least one offered tool (toolvet's own host tools aside)."""
+        return sorted({tool.server for tool in self.tools if tool.server != HOST_SERVER})
 
     def scopes(self) -> set[str]:
         """Every OAuth scope some listed tool asks for (the metadata's ``scopes_supported``)."""

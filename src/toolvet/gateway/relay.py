@@ -39,11 +39,24 @@ _ASKED: Final[dict[str, tuple[str, type[Any], type[Any]]]] = {
 }
 
 
+_LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def _at_least(level: Any, wanted: str) -> bool:
+    """Whether a message at ``level`` passes a client's ``wanted`` level (unknown levels pass)."""
+    if level not in _LEVELS or wanted not in _LEVELS:
+        return True
+    return _LEVELS.index(level) >= _LEVELS.index(wanted)
+
+
 class Relay(Hooks):
     """Relays one forwarded call's upstream messages to the calling client (see the module docstring)."""
 
-    def __init__(self, ctx: ServerRequestContext[Any]) -> None:
+    def __init__(self, ctx: ServerRequestContext[Any], log_level: str = "debug") -> None:
         self.ctx = ctx
+        #: Log messages below this level are not relayed (what the client asked for).
+        self.log_level = log_level
+        self.handshake_era = not is_modern(ctx.protocol_version)
 
     async def notification(self, method: str, params: dict[str, Any] | None) -> None:
         try:
@@ -58,6 +71,8 @@ class Relay(Hooks):
                         message if isinstance(message, str) else None,
                     )
             elif method == "notifications/message" and params is not None:
+                if not _at_least(params.get("level"), self.log_level):
+                    return
                 note = types.LoggingMessageNotification(
                     params=types.LoggingMessageNotificationParams.model_validate(params))
                 await self.ctx.session.send_notification(note, related_request_id=self.ctx.request_id)

@@ -96,6 +96,7 @@ class CallService:
     _tools: dict[tuple[str, str], tuple[float, _Snapshot | None]] = field(default_factory=dict)
     _policy: dict[str, tuple[float, dict[str, set[str]], AllowIndex]] = field(default_factory=dict)
     _modes: dict[str, tuple[float, PermissionMode]] = field(default_factory=dict)
+    _servers: dict[str, tuple[float, tuple[Target | None, dict[str, Any] | None]]] = field(default_factory=dict)
     _validators: dict[tuple[str, str], Draft202012Validator] = field(default_factory=dict)
     _waiters: dict[str, anyio.Event] = field(default_factory=dict)
     _audit: list[tuple[dict[str, Any] | None, dict[str, Any]]] = field(default_factory=list)
@@ -133,6 +134,7 @@ class CallService:
         self._tools.clear()
         self._policy.clear()
         self._modes.clear()
+        self._servers.clear()
 
     def _snapshot(self, server: str, tool: str) -> _Snapshot | None:
         now = time.monotonic()
@@ -165,6 +167,39 @@ class CallService:
             facts = ToolFacts(s.name, t.name, t.definition_fingerprint, t.enabled and s.enabled, state,
                               s.hold_changed_tools, t.writable, s.trust_annotations, t.annotations)
             return _Snapshot(facts, target_of(self.ctx, s), t.input_schema, t.output_schema)
+
+    async def disabled_in(self, scope: str) -> dict[str, set[str]]:
+        """The scope's disabled map (server -> tool names), read like a call's (cached, off the loop)."""
+        hit = self._policy.get(scope)
+        if hit is not None and hit[0] > time.monotonic():
+            return hit[1]
+        disabled, _ = await anyio.to_thread.run_sync(self._scope, scope)
+        return disabled
+
+    async def server_target(self, server: str) -> Target | None:
+        """Where an enabled server is reached (cached like a call's read); None when there is none."""
+        return (await self._server_row(server))[0]
+
+    async def server_capabilities(self, server: str) -> dict[str, Any] | None:
+        """What an enabled server declared when it was last discovered ({} if never); None if no such server."""
+        target, capabilities = await self._server_row(server)
+        return None if target is None else (capabilities or {})
+
+    async def _server_row(self, server: str) -> tuple[Target | None, dict[str, Any] | None]:
+        now = time.monotonic()
+        hit = self._servers.get(server)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        found = await anyio.to_thread.run_sync(self._read_server, server)
+        self._servers[server] = (now + CACHE_SECONDS, found)
+        return found
+
+    def _read_server(self, name: str) -> tuple[Target | None, dict[str, Any] | None]:
+        with self.ctx.db.transaction() as session:
+            row = session.scalar(select(Server).where(Server.name == name, Server.enabled.is_(True)))
+            if row is None:
+                return None, None
+            return target_of(self.ctx, row), row.capabilities
 
     def target_of(self, server: str, tool: str) -> Target | None:
         """Where a tool's server is reached (cached like a call's read); None for unknown or host tools.
@@ -333,7 +368,7 @@ class CallService:
             # One upstream session per user the call is made for: a stateful server's session state
             # (log level, subscriptions) never crosses from one user to another.
             result = await self.pool.call(call.server_type, snap.target, "tools/call", params,
-                                          caller=call.user, hooks=hooks)
+                                          caller=call.user, hooks=hooks, handshake=hooks.handshake_era)
             for _ in range(INPUT_ROUNDS):
                 # The upstream needs input first (2026-07-28): answered through the hooks and sent
                 # again, or (None) the result goes to the caller, whose client retries.
@@ -351,7 +386,7 @@ class CallService:
                 else:
                     params.pop("requestState", None)
                 result = await self.pool.call(call.server_type, snap.target, "tools/call", params,
-                                              caller=call.user, hooks=hooks)
+                                              caller=call.user, hooks=hooks, handshake=hooks.handshake_era)
         if not isinstance(result, dict):
             raise UpstreamError(f"{call.server_type}: tools/call result is not an object")
         if is_input_required(result):

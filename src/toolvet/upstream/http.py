@@ -19,6 +19,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio
@@ -32,6 +33,9 @@ __all__ = ["SESSION_ID_HEADER", "HttpChannel", "http_client", "stream_within_ori
 
 SESSION_ID_HEADER: Final = "mcp-session-id"
 _BASE_HEADERS: Final = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+#: How often one request's closed SSE answer is resumed, and the longest wait the server may ask for.
+_RESUMPTIONS: Final = 3
+_MAX_RETRY_WAIT: Final = 5.0
 #: What the TypeScript SDK's servers answer (HTTP 400) for a session they do not know.
 _NO_VALID_SESSION: Final = -32000
 
@@ -82,6 +86,14 @@ async def stream_within_origin(
         yield response
     finally:
         await response.aclose()
+
+
+@dataclass
+class _Resumption:
+    """Where a request's SSE answer stood when the server closed it: its last event id and retry."""
+
+    last_id: str | None = None
+    retry_ms: int | None = None
 
 
 class HttpChannel:
@@ -227,26 +239,67 @@ class HttpChannel:
 
     async def _read_events(self, request_id: int, response: httpx2.Response, hooks: Hooks) -> dict[str, Any]:
         # As the SDK transport: the response or error with our id on this POST's stream answers it;
-        # notifications and server requests that come first go to the hooks.
+        # notifications and server requests that come first go to the hooks. A stream the server
+        # closes before answering, after naming its events, is resumed with GET and Last-Event-ID
+        # (the server's polling pattern), a bounded number of times.
+        cursor = _Resumption()
+        reply = await self._read_stream(response, request_id, hooks, cursor)
+        for _ in range(_RESUMPTIONS):
+            if reply is not None or cursor.last_id is None:
+                break
+            await anyio.sleep(min((cursor.retry_ms or 0) / 1000, _MAX_RETRY_WAIT))
+            async with self._resume(cursor.last_id) as resumed:
+                content_type = resumed.headers.get("content-type", "").lower()
+                if resumed.status_code >= 400 or not content_type.startswith("text/event-stream"):
+                    raise ChannelError(f"SSE stream ended without a response (resuming it: HTTP {resumed.status_code})")
+                reply = await self._read_stream(resumed, request_id, hooks, cursor)
+        if reply is None:
+            raise ChannelError("SSE stream ended without a response")
+        return reply
+
+    async def _read_stream(
+        self, response: httpx2.Response, request_id: int, hooks: Hooks, cursor: _Resumption
+    ) -> dict[str, Any] | None:
         events = httpx2.EventSource(response, max_event_size=self.max_response_bytes)
         try:
             async for event in events:
-                if event.event != "message" or not event.data:
-                    continue  # priming event (resumability), keep-alive, or another event type
-                try:
-                    parsed = json.loads(event.data, parse_float=self._float, parse_constant=self._float)
-                except ValueError as exc:
-                    raise RpcError(PARSE_ERROR, f"SSE event is not JSON ({exc})", synthetic=True) from exc
-                if isinstance(parsed, dict) and isinstance(parsed.get("method"), str):
-                    await self._server_message(parsed, hooks)
-                    continue
-                reply = _pick_reply(parsed)
-                if reply is not None and reply.get("id") in (request_id, None):
-                    self.reply_text = event.data.encode()
+                cursor.last_id = event.id or cursor.last_id
+                cursor.retry_ms = event.retry if event.retry is not None else cursor.retry_ms
+                reply = await self._event_reply(event, request_id, hooks)
+                if reply is not None:
                     return reply
         except httpx2.SSEError as exc:
             raise ChannelError(f"SSE answer refused: {exc}") from exc
-        raise ChannelError("SSE stream ended without a response")
+        return None
+
+    async def _event_reply(self, event: httpx2.ServerSentEvent, request_id: int, hooks: Hooks) -> dict[str, Any] | None:
+        if event.event != "message" or not event.data:
+            return None  # priming event (resumability), keep-alive, or another event type
+        try:
+            parsed = json.loads(event.data, parse_float=self._float, parse_constant=self._float)
+        except ValueError as exc:
+            raise RpcError(PARSE_ERROR, f"SSE event is not JSON ({exc})", synthetic=True) from exc
+        if isinstance(parsed, dict) and isinstance(parsed.get("method"), str):
+            await self._server_message(parsed, hooks)
+            return None
+        reply = _pick_reply(parsed)
+        if reply is not None and reply.get("id") in (request_id, None):
+            self.reply_text = event.data.encode()
+            return reply
+        return None
+
+    @asynccontextmanager
+    async def _resume(self, last_id: str) -> AsyncIterator[httpx2.Response]:
+        headers = self._headers({"accept": "text/event-stream", "last-event-id": last_id})
+        headers.pop("content-type", None)
+        if self.last_version:
+            headers["mcp-protocol-version"] = self.last_version
+        try:
+            async with stream_within_origin(self.client, "GET", self.url, headers=headers,
+                                            timeout=self.timeout) as response:
+                yield response
+        except httpx2.HTTPError as exc:
+            raise ChannelError(_http_error_text(exc, self.url)) from exc
 
     async def _server_message(self, message: dict[str, Any], hooks: Hooks) -> None:
         params = message.get("params")

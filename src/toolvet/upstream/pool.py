@@ -40,7 +40,7 @@ __all__ = ["UpstreamPool"]
 
 log = logging.getLogger("toolvet.upstream")
 
-Key = tuple[str, str]  # (server name, caller)
+Key = tuple[str, str, bool]  # (server name, caller, whether the handshake era is asked for)
 
 
 @dataclass
@@ -87,13 +87,15 @@ class UpstreamPool:
 
     async def call(
         self, server: str, target: Target, method: str, params: dict[str, Any] | None, *,
-        caller: str = "", hooks: Hooks = NO_HOOKS,
+        caller: str = "", hooks: Hooks = NO_HOOKS, handshake: bool = False,
     ) -> Any:
         """Send one request to ``server`` on ``caller``'s session and return its raw result.
 
+        ``handshake`` asks for a session in the handshake era where the server speaks it (the caller
+        is a handshake-era client: see :func:`~toolvet.upstream.protocol.negotiate`).
         Raises UpstreamError with a clear one-line reason for anything the upstream or network does.
         """
-        key = (server, caller)
+        key = (server, caller, handshake)
         limiter = self._limiters.setdefault(server, anyio.CapacityLimiter(self.per_server))
         async with limiter:
             with anyio.move_on_after(self.call_timeout) as scope:
@@ -107,7 +109,8 @@ class UpstreamPool:
                             continue  # the upstream restarted: it never ran this request
                         raise UpstreamError(f"{server}: {exc}") from None
                     except RpcError as exc:
-                        raise UpstreamError(f"{server}: {exc}") from None
+                        code = None if exc.synthetic else exc.code
+                        raise UpstreamError(f"{server}: {exc}", code, exc.data, exc.message) from None
                     except ChannelError as exc:
                         await self.drop(key)
                         raise UpstreamError(f"{server}: {exc}") from None
@@ -129,7 +132,7 @@ class UpstreamPool:
                 await self.drop(key)
             try:
                 with anyio.fail_after(self.connect_timeout):
-                    pooled = await self._open(target)
+                    pooled = await self._open(target, key[2])
             except TimeoutError:
                 raise UpstreamError(f"{key[0]}: could not connect within {self.connect_timeout:g} s") from None
             except Exception as exc:
@@ -138,20 +141,20 @@ class UpstreamPool:
             self._sessions[key] = pooled
             return pooled
 
-    async def _open(self, target: Target) -> _Pooled:
+    async def _open(self, target: Target, handshake: bool) -> _Pooled:
         if target.transport == "streamable-http":
             if not target.url:
                 raise ProtocolError("the server has no url")
             channel = HttpChannel(self.http, target.url, target.headers,
                                   timeout=httpx2.Timeout(self.call_timeout, connect=self.connect_timeout),
                                   max_response_bytes=64 * 1024 * 1024)
-            return _Pooled(target, await negotiate(channel, self.capabilities))
+            return _Pooled(target, await negotiate(channel, self.capabilities, handshake_first=handshake))
         if self._tg is None:
             raise RuntimeError("UpstreamPool.run() is not entered")
-        pooled: _Pooled = await self._tg.start(self._own, target)
+        pooled: _Pooled = await self._tg.start(self._own, target, handshake)
         return pooled
 
-    async def _own(self, target: Target, *, task_status: anyio.abc.TaskStatus[_Pooled]) -> None:
+    async def _own(self, target: Target, handshake: bool, *, task_status: anyio.abc.TaskStatus[_Pooled]) -> None:
         """The task that holds one stream session open, from its start until it is dropped or dies."""
         started = False
         try:
@@ -168,7 +171,7 @@ class UpstreamPool:
                     errlog = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
                     opened = open_stdio(target.command, list(target.args), target.env, target.cwd, errlog)
                 channel: StreamChannel = await stack.enter_async_context(opened)
-                pooled = _Pooled(target, await negotiate(channel, self.capabilities))
+                pooled = _Pooled(target, await negotiate(channel, self.capabilities, handshake_first=handshake))
                 task_status.started(pooled)
                 started = True
                 await channel.closed.wait()

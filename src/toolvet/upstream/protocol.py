@@ -81,6 +81,10 @@ class Hooks:
     whose call is being served.
     """
 
+    #: Whether the client behind the request speaks the handshake era (its upstream session is then
+    #: asked for that era too).
+    handshake_era: bool = False
+
     async def notification(self, method: str, params: dict[str, Any] | None) -> None:
         """A notification from the server (progress, a log message, a list change ...)."""
         return None
@@ -251,8 +255,15 @@ def _adopt_discover(
     )
 
 
-async def negotiate(channel: Channel, capabilities: dict[str, Any] | None = None) -> Session:
+async def negotiate(
+    channel: Channel, capabilities: dict[str, Any] | None = None, *, handshake_first: bool = False
+) -> Session:
     """Pick the protocol era for ``channel`` as the SDK client does in ``mode="auto"``.
+
+    ``handshake_first`` tries ``initialize`` before anything else, and negotiates as below only when
+    the server refuses it: a gateway serving a handshake-era client talks to the server in that era
+    too where it can, so the server behaves as it would to that client (requests of its own mid-call,
+    ``resources/subscribe``, ``logging/setLevel``).
 
     ``capabilities`` is what toolvet declares (none by default). The decisions follow the SDK's
     automatic negotiation (mcp 2.3.0) over raw JSON: probe ``server/discover`` at the newest modern
@@ -267,6 +278,11 @@ async def negotiate(channel: Channel, capabilities: dict[str, Any] | None = None
         ProtocolError: the handshake answer was unusable.
     """
     declared = dict(capabilities or NO_CAPABILITIES)
+    if handshake_first:
+        try:
+            return await _initialize(channel, declared)
+        except (RpcError, ProtocolError):
+            pass  # a server that does not speak the handshake: the era is negotiated as usual
     probe_version = LATEST_MODERN_VERSION
     for attempt in range(2):
         try:

@@ -1,0 +1,213 @@
+"""The gateway: toolvet's MCP endpoints, the offered set they share, and the change watcher.
+
+- ``/mcp``: every offered tool as ``{server}_{tool}``, prompts and resources of every server the
+  caller may use (:class:`~toolvet.gateway.endpoint.Endpoint` over the aggregate view);
+- ``/mcp/servers/{name}``: one registered server's offered tools, prompts and resources under their
+  own names, declaring that server's capabilities. Its endpoint is started on the first request and
+  started afresh when discovery learns different capabilities.
+
+Clients learn that the offered set changed: a watcher re-reads it every second and, when the hash of
+its names and fingerprints moves, every endpoint sends ``notifications/tools/list_changed`` to its
+handshake-era sessions and publishes ``toolsListChanged`` to its 2026-07-28 ``subscriptions/listen``
+streams.
+
+The gateway runs in the FastAPI app's lifespan (``api/app.py``), after the call service it forwards
+through.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import anyio
+import anyio.abc
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from toolvet.api.errors import UnexpectedErrors
+from toolvet.gateway.access import METADATA_PATH, TokenCache, metadata
+from toolvet.gateway.endpoint import POLL_SECONDS, Endpoint
+from toolvet.gateway.host_tools import register_host_tools
+from toolvet.gateway.offered import AGGREGATE, OfferedCache, View
+from toolvet.services.calls import HOST_SERVER, CallService
+from toolvet.services.context import Context
+
+__all__ = ["Gateway", "gateway_lifetime", "mount_gateway"]
+
+log = logging.getLogger("toolvet.gateway")
+
+SERVER_PATH: Final = "/mcp/servers/{name}"
+#: Per-server endpoints kept at once; the least recently started goes first past this.
+MAX_SERVER_ENDPOINTS: Final = 256
+
+
+class Gateway:
+    """Every MCP endpoint of one app, sharing the offered set, the token cache and the call service."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.offered = OfferedCache(ctx)
+        self.tokens = TokenCache(ctx)
+        self.aggregate: Endpoint | None = None
+        self._servers: dict[str, tuple[str, Endpoint, anyio.CancelScope]] = {}
+        self._starting = anyio.Lock()
+        self._tg: anyio.abc.TaskGroup | None = None
+        self.announced = 0  # how many list changes were announced (tests and logs)
+
+    def service(self) -> CallService:
+        service = self.ctx.calls
+        if not isinstance(service, CallService):
+            raise RuntimeError("the gateway needs a running CallService (api/app.py LIFETIME)")
+        return service
+
+    @asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        """Serve for the app's lifetime: host tools registered, endpoints served, changes watched."""
+        service = self.service()
+        register_host_tools(service)
+        self.offered = OfferedCache(self.ctx, service)
+        self.aggregate = Endpoint(service, self.offered, self.tokens, AGGREGATE)
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            await tg.start(self.aggregate.run)
+            tg.start_soon(self._watch)
+            try:
+                yield
+            finally:
+                tg.cancel_scope.cancel()
+                self._servers.clear()
+                self._tg = None
+
+    # ------------------------------------------------------------------ routing
+
+    async def serve_aggregate(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """``/mcp``."""
+        if self.aggregate is None:
+            await _unavailable(scope, receive, send)
+            return
+        await self.aggregate.gate(scope, receive, send)
+
+    async def serve_server(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """``/mcp/servers/{name}``: the server's own endpoint, started on first use."""
+        name = str(scope.get("path_params", {}).get("name", ""))
+        try:
+            endpoint = await self._server_endpoint(name)
+        except LookupError as exc:
+            body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": str(exc)}}
+            await JSONResponse(body, status_code=404)(scope, receive, send)
+            return
+        if endpoint is None:
+            await _unavailable(scope, receive, send)
+            return
+        await endpoint.gate(scope, receive, send)
+
+    async def _server_endpoint(self, name: str) -> Endpoint | None:
+        if self._tg is None:
+            return None
+        capabilities = await self.service().server_capabilities(name)
+        if capabilities is None and name != HOST_SERVER:
+            raise LookupError(f"no enabled server named {name!r}")
+        key = json.dumps(capabilities, sort_keys=True, default=str)
+        known = self._servers.get(name)
+        if known is not None and known[0] == key:
+            return known[1]
+        async with self._starting:
+            known = self._servers.get(name)
+            if known is not None and known[0] == key:
+                return known[1]
+            if known is not None:
+                known[2].cancel()  # the server's capabilities changed: its old endpoint ends
+            if len(self._servers) >= MAX_SERVER_ENDPOINTS:
+                oldest = next(iter(self._servers))
+                self._servers.pop(oldest)[2].cancel()
+            endpoint = Endpoint(self.service(), self.offered, self.tokens, View(server=name), capabilities or {})
+            scope = anyio.CancelScope()
+
+            async def run(*, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+                with scope:
+                    await endpoint.run(task_status=task_status)
+
+            await self._tg.start(run)
+            self._servers[name] = (key, endpoint, scope)
+            return endpoint
+
+    def endpoints(self) -> list[Endpoint]:
+        started = [endpoint for _, endpoint, _ in self._servers.values()]
+        return ([self.aggregate] if self.aggregate is not None else []) + started
+
+    # ------------------------------------------------------------------ list changes
+
+    async def _watch(self) -> None:
+        last: str | None = None
+        while True:
+            try:
+                signature = (await self.offered.get(fresh=True)).signature
+            except Exception:
+                log.exception("could not read the offered tools")
+            else:
+                if last is not None and signature != last:
+                    await self.announce()
+                last = signature
+            await anyio.sleep(POLL_SECONDS)
+
+    async def announce(self) -> None:
+        """Tell every connected client of every endpoint that the tool list changed (both eras)."""
+        self.announced += 1
+        for endpoint in self.endpoints():
+            await endpoint.announce()
+
+    @property
+    def server(self) -> Any:
+        """The aggregate endpoint's SDK server (tests read its middleware)."""
+        if self.aggregate is None:
+            self.aggregate = Endpoint(_Unstarted(self.ctx), self.offered, self.tokens, AGGREGATE)  # type: ignore[arg-type]
+        return self.aggregate.server
+
+
+class _Unstarted:
+    """Stands in for the call service of a gateway that is not running, so its server can be inspected."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+
+async def _unavailable(scope: Scope, receive: Receive, send: Send) -> None:
+    await JSONResponse({"error": "the MCP endpoint is not running"}, status_code=503)(scope, receive, send)
+
+
+# ---------------------------------------------------------------------- mounting
+
+
+def mount_gateway(app: FastAPI, ctx: Context) -> Gateway:
+    """Mount ``/mcp``, ``/mcp/servers/{name}`` and the protected-resource metadata on ``app``."""
+    gateway = Gateway(ctx)
+    app.state.gateway = gateway
+
+    async def resource_metadata(request: Request) -> JSONResponse:
+        """RFC 9728 protected-resource metadata for an MCP endpoint."""
+        offered = await gateway.offered.get()
+        resource = request.url.path.removeprefix(METADATA_PATH) or "/mcp"
+        return JSONResponse(metadata(request.scope, offered.scopes(), resource))
+
+    # Answered ahead of the app's middleware when the app allows it (api.app.ToolvetAPI), and routed
+    # first in the table otherwise (a prefixed path): an MCP call never matches every API route first.
+    if hasattr(app, "mcp_app"):
+        app.mcp_app = UnexpectedErrors(gateway.serve_aggregate)
+    app.router.routes.insert(0, Route("/mcp", endpoint=gateway.serve_aggregate))
+    app.router.routes.insert(1, Route(SERVER_PATH, endpoint=UnexpectedErrors(gateway.serve_server)))
+    for path in (METADATA_PATH, METADATA_PATH + "/mcp", METADATA_PATH + SERVER_PATH):
+        app.router.routes.append(Route(path, endpoint=resource_metadata, methods=["GET"]))
+    return gateway
+
+
+def gateway_lifetime(app: FastAPI) -> Any:
+    """The LIFETIME entry: runs the app's gateway (after the call service is entered)."""
+    gateway: Gateway = app.state.gateway
+    return gateway.run()
