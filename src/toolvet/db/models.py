@@ -1,6 +1,6 @@
 """The registry's tables. A tool is three records, each with one owner: its claim (``tools``, written
 by discovery, or by hand on manual servers), its settings (``tool_settings``, an operator's) and its
-current review (``tool_reviews``, a reviewer's). See docs/data.md."""
+current review (``tool_reviews``, a reviewer's). See docs/discovery.md."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ class Tool(Base):
 
 
 class ToolSettings(Base):
-    """An operator's settings of one tool, 1:1 with its claim. Made with the claim, with SPEC's first
+    """An operator's settings of one tool, 1:1 with its claim. Made with the claim, with its first
     values (``enabled`` = the server's ``new_tools_enabled``, ``writable`` true); after that only an
     operator changes them, except that a pass clears ``enabled`` of a tool it retires (see
     ``services.discovery_settings``, the one place a pass names this table)."""

@@ -1,4 +1,4 @@
-"""The one thing a discovery pass does to tool settings (SPEC §4.2): a new tool gets its first values,
+"""The one thing a discovery pass does to tool settings: a new tool gets its first values,
 and a tool the pass retires has ``enabled`` cleared. Nothing else of a pass names ``tool_settings``:
 ``services.discovery_writes`` and everything it uses import the claim table only.
 

@@ -223,7 +223,7 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
             conn.execute(_RETIRE_STALE, {"p_ids": changes.retire_ids, "p_retired_at": now})
             retired_ids = changes.retire_ids
     if new_ids or retired_ids:
-        # New tools get their first settings here, once (SPEC §4.2); a retired one has enabled cleared.
+        # New tools get their first settings here, once; a retired one has enabled cleared.
         settle_settings(conn, new_ids, server.new_tools_enabled, retired_ids)
 
 
