@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy import ColumnElement, Join, and_, func, join, not_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, contains_eager
 
 from toolvet.db.models import Server, Tool, ToolDefinition, ToolReview, ToolSettings
 from toolvet.db.types import utcnow
@@ -96,9 +96,10 @@ def list_tools(
     limit: int = 100, offset: int = 0,
 ) -> Page[ToolOut]:
     principal.require(Permission.READ)
-    # The filters name the settings and review columns: the joined eager loads of Tool.settings and
-    # Tool.review are aliased, so the query joins their tables itself.
-    query = select(Tool, Server).select_from(TOOL_RECORDS).join(Server, Tool.server_id == Server.id)
+    # The filters name the settings and review columns, so the query joins their tables itself and
+    # loads Tool.settings and Tool.review from those joins (not from a second, aliased pair).
+    query = (select(Tool, Server).select_from(TOOL_RECORDS).join(Server, Tool.server_id == Server.id)
+             .options(contains_eager(Tool.settings), contains_eager(Tool.review)))
     if server is not None:
         query = query.where(Server.name == server)
     if available is not None:
