@@ -13,9 +13,10 @@ from typing import Any
 
 import anyio
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, select
 
 from tests.upstreams import raw_listing_server
+from toolvet.db.models import Tool, ToolSettings
 from toolvet.services import discovery, servers, tools
 from toolvet.services.context import Context
 
@@ -148,6 +149,9 @@ async def test_discovery_statements_name_no_operator_or_review_column(ctx, admin
              for t in tools.list_tools(ctx, admin, server="keep").items}
     assert after == {"a": (True, False, False), "b": (True, True, False), "c": (False, True, True)}
     assert [t.name for t in tools.list_tools(ctx, admin, server="drop").items] == ["x"]
+    with ctx.db.transaction() as session:  # y's settings went with its claim
+        claims = session.scalars(select(Tool.id).order_by(Tool.id)).all()
+        assert session.scalars(select(ToolSettings.tool_id).order_by(ToolSettings.tool_id)).all() == claims
 
 
 async def test_a_retired_tool_that_returns_is_not_enabled_again_by_discovery(ctx, admin):
