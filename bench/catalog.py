@@ -41,7 +41,7 @@ from sqlalchemy import insert, select
 
 from toolvet.api import create_app
 from toolvet.api.deps import ContextDep, get_principal
-from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, Tool
+from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, Tool, ToolReview, ToolSettings
 from toolvet.db.types import utcnow
 from toolvet.domain.fingerprint import definition_fingerprint
 from toolvet.domain.policy import AllowEntry, AllowIndex, PermissionMode, ToolFacts, decide, review_state
@@ -122,6 +122,8 @@ def build(ctx: Context, servers: int, per_server: int) -> tuple[str, int]:
         )
         ids = {name: id_ for name, id_ in session.execute(select(Server.name, Server.id)).all()}
         rows: list[dict[str, Any]] = []
+        settings: list[dict[str, Any]] = []
+        reviews: list[dict[str, Any]] = []
         for s in range(servers):
             for i in range(per_server):
                 d = definition(s, i)
@@ -131,8 +133,6 @@ def build(ctx: Context, servers: int, per_server: int) -> tuple[str, int]:
                     {
                         "server_id": ids[f"srv-{s:03d}"],
                         "name": d["name"],
-                        "enabled": i % 101 != 3,
-                        "writable": i % 4 != 0,
                         "title": d["title"],
                         "description": d["description"],
                         "input_schema": d["inputSchema"],
@@ -147,10 +147,15 @@ def build(ctx: Context, servers: int, per_server: int) -> tuple[str, int]:
                         "first_seen_at": now,
                         "last_seen_at": now,
                         "findings": [],
-                        "reviewed_fingerprint": reviewed,
                     }
                 )
-        session.execute(insert(Tool), rows)
+                settings.append({"enabled": i % 101 != 3, "writable": i % 4 != 0})
+                reviews.append({"fingerprint": reviewed, "digest": reviewed, "reviewed_at": now,
+                                "reviewed_by": "bench:admin"})
+        tool_ids = session.scalars(insert(Tool).returning(Tool.id, sort_by_parameter_order=True), rows).all()
+        session.execute(insert(ToolSettings), [{"tool_id": t, **v} for t, v in zip(tool_ids, settings, strict=True)])
+        session.execute(insert(ToolReview), [{"tool_id": t, **r} for t, r in zip(tool_ids, reviews, strict=True)
+                                             if r["fingerprint"] is not None])
         by_server: dict[str, list[str]] = {}
         for n in range(DISABLED_NAMES):
             by_server.setdefault(f"srv-{n % servers:03d}", []).append(f"tool_{(n * 7) % per_server:04d}")

@@ -26,7 +26,7 @@ def test_a_bulk_insert_stores_what_execute_stores(ctx):
          "icons": None, "meta": None, "advertised_read_only": None,
          "definition_fingerprint": "sha256:g", "definition_digest": "sha256:e", "findings": [{"kind": "k"}]},
     ]
-    shared = {"enabled": False, "writable": True, "first_seen_at": now, "last_seen_at": now, "retired_at": None}
+    shared = {"first_seen_at": now, "last_seen_at": now, "retired_at": None}
     bulk = BulkInsert(Tool.__table__, ("server_id", *shared, *rows[0]))
     with ctx.db.engine.begin() as conn:
         conn.execute(insert(Tool), [{**row, **shared, "server_id": ids[0]} for row in rows])

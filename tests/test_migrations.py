@@ -1,11 +1,19 @@
-"""Migrations: the fast "already at head" check agrees with Alembic, and the schema matches the models."""
+"""Migrations: the fast "already at head" check agrees with Alembic, the schema matches the models,
+and a migration that moves data moves it (and back) with rows in the tables."""
 
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from toolvet.db.migrate import alembic_config, current_revision, head_revision
-from toolvet.db.models import Base
+from toolvet.db.engine import make_engine
+from toolvet.db.migrate import alembic_config, current_revision, head_revision, upgrade
+from toolvet.db.models import Base, Tool, ToolReview, ToolSettings
+from toolvet.db.types import UTCDateTime
 
 
 def test_the_fast_head_check_agrees_with_alembic(ctx):
@@ -18,3 +26,108 @@ def test_the_migrated_schema_matches_the_models(ctx):
     with ctx.db.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
+
+
+# --- 0005: a tool's claim, settings and review as separate records ------------------------------------
+
+_AT = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+_SERVERS = sa.table(
+    "servers", *(sa.column(c) for c in ("id", "name", "transport", "url", "enabled", "discovery")),
+    *(sa.column(c, sa.JSON) for c in ("args", "header_names", "env_names")),
+    *(sa.column(c) for c in ("trust_annotations", "new_tools_enabled", "hold_changed_tools", "remove_stale")),
+    sa.column("created_at", UTCDateTime()), sa.column("updated_at", UTCDateTime()),
+)
+_CLAIM = ("id", "server_id", "name", "definition_fingerprint", "definition_digest")
+_JSON = ("input_schema", "definition", "findings")
+_TIMES = ("first_seen_at", "last_seen_at")
+_REVIEWED = ("reviewed_fingerprint", "reviewed_digest", "reviewed_by")
+_OLD_TOOLS = sa.table(
+    "tools", *(sa.column(c) for c in (*_CLAIM, "enabled", "writable", *_REVIEWED)),
+    *(sa.column(c, sa.JSON) for c in _JSON), *(sa.column(c, UTCDateTime()) for c in (*_TIMES, "reviewed_at")),
+)
+_HISTORY = sa.table("tool_definitions", *(sa.column(c) for c in ("id", "tool_id", "digest", "fingerprint")),
+                    sa.column("definition", sa.JSON), sa.column("first_seen_at", UTCDateTime()))
+_REVIEWS = sa.table("reviews", *(sa.column(c) for c in ("id", "tool_id", "fingerprint", "digest", "reviewed_by",
+                                                     "note")),
+                    sa.column("reviewed_at", UTCDateTime()))
+
+
+def _old_tool(tool_id: int, name: str, enabled: bool, writable: bool, reviewed: bool) -> dict[str, Any]:
+    review = ({"reviewed_fingerprint": f"sha256:f{tool_id}-old", "reviewed_digest": f"sha256:d{tool_id}-old",
+               "reviewed_by": "test:reviewer", "reviewed_at": _AT} if reviewed
+              else dict.fromkeys((*_REVIEWED, "reviewed_at")))
+    return {"id": tool_id, "server_id": 1, "name": name, "definition_fingerprint": f"sha256:f{tool_id}",
+            "definition_digest": f"sha256:d{tool_id}", "enabled": enabled, "writable": writable,
+            "input_schema": {"type": "object"}, "definition": {"name": name}, "findings": [],
+            "first_seen_at": _AT, "last_seen_at": _AT, **review}
+
+
+def _downgrade(engine: sa.Engine, revision: str) -> None:
+    cfg = alembic_config(engine.url.render_as_string(hide_password=False))
+    with engine.begin() as connection:
+        cfg.attributes["connection"] = connection
+        command.downgrade(cfg, revision)
+
+
+def _tool_columns(engine: sa.Engine) -> set[str]:
+    return {c["name"] for c in sa.inspect(engine).get_columns("tools")}
+
+
+def test_0005_moves_settings_and_reviews_out_of_the_tools_rows_and_back(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0004")
+        tools = [_old_tool(1, "on", True, True, False), _old_tool(2, "off", False, True, True),
+                 _old_tool(3, "Read-Only", True, False, True), _old_tool(4, "retired", False, False, False)]
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [{
+                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
+                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
+                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
+                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            conn.execute(sa.insert(_OLD_TOOLS), tools)
+            conn.execute(sa.insert(_HISTORY), [{"id": t["id"], "tool_id": t["id"], "digest": t["definition_digest"],
+                                                "fingerprint": t["definition_fingerprint"],
+                                                "definition": t["definition"], "first_seen_at": _AT} for t in tools])
+            conn.execute(sa.insert(_REVIEWS), [{"id": 1, "tool_id": 2, "fingerprint": "sha256:f2-old",
+                                                "digest": "sha256:d2-old", "reviewed_by": "test:reviewer",
+                                                "note": "looked", "reviewed_at": _AT}])
+
+        upgrade(engine)
+
+        assert current_revision(engine) == head_revision()
+        assert not _tool_columns(engine) & {"enabled", "writable", *_REVIEWED, "reviewed_at"}
+        with engine.connect() as conn:
+            settings = conn.execute(sa.select(ToolSettings.tool_id, ToolSettings.enabled, ToolSettings.writable)
+                                    .order_by(ToolSettings.tool_id)).all()
+            reviews = conn.execute(sa.select(ToolReview.tool_id, ToolReview.fingerprint, ToolReview.digest,
+                                             ToolReview.reviewed_by, ToolReview.reviewed_at)
+                                   .order_by(ToolReview.tool_id)).all()
+            claims = conn.execute(sa.select(Tool.id, Tool.name, Tool.definition_fingerprint).order_by(Tool.id)).all()
+            kept = (conn.execute(sa.select(sa.func.count()).select_from(_HISTORY)).scalar(),
+                    conn.execute(sa.select(sa.func.count()).select_from(_REVIEWS)).scalar())
+        assert [tuple(r) for r in settings] == [(1, True, True), (2, False, True), (3, True, False), (4, False, False)]
+        assert [tuple(r) for r in reviews] == [(2, "sha256:f2-old", "sha256:d2-old", "test:reviewer", _AT),
+                                               (3, "sha256:f3-old", "sha256:d3-old", "test:reviewer", _AT)]
+        assert [tuple(r) for r in claims] == [(t["id"], t["name"], t["definition_fingerprint"]) for t in tools]
+        assert kept == (4, 1)
+
+        _downgrade(engine, "0004")
+
+        assert current_revision(engine) == "0004"
+        assert not {"tool_settings", "tool_reviews"} & set(sa.inspect(engine).get_table_names())
+        with engine.connect() as conn:
+            back = conn.execute(sa.select(*(_OLD_TOOLS.c[c] for c in ("id", "enabled", "writable", *_REVIEWED,
+                                                                      "reviewed_at"))).order_by(_OLD_TOOLS.c.id)).all()
+        assert [tuple(r) for r in back] == [
+            (t["id"], t["enabled"], t["writable"], *(t[c] for c in _REVIEWED), t["reviewed_at"]) for t in tools]
+
+        upgrade(engine)  # and forward again, from the downgraded schema
+        with engine.connect() as conn:
+            again = conn.execute(sa.select(ToolSettings.tool_id, ToolSettings.enabled, ToolSettings.writable)
+                                 .order_by(ToolSettings.tool_id)).all()
+            reviewed = conn.execute(sa.select(ToolReview.tool_id).order_by(ToolReview.tool_id)).scalars().all()
+        assert [tuple(r) for r in again] == [tuple(r) for r in settings]
+        assert reviewed == [2, 3]
+    finally:
+        engine.dispose()

@@ -8,6 +8,9 @@ INSERT with SQLAlchemy for the connection's dialect, converts each column's valu
 own bind processor (``TypeEngine.bind_processor``, the very function ``execute`` would call), once
 for a value shared by all rows, and hands the rows to the driver's ``executemany`` through
 ``Connection.exec_driver_sql``. What reaches the database is what ``execute`` would have sent.
+
+The statement is a plain INSERT unless the caller builds it (``build``: the dialect's own ``insert``
+of the table, e.g. with its ``ON CONFLICT`` clause); its values are always the bound columns.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Table, bindparam, insert
+from sqlalchemy import Connection, Insert, Table, bindparam, insert
 from sqlalchemy.engine import Dialect
 
 __all__ = ["BulkInsert"]
@@ -26,15 +29,18 @@ Processor = Callable[[Any], Any]
 class BulkInsert:
     """INSERT of ``columns`` into ``table``, for many rows at once."""
 
-    def __init__(self, table: Table, columns: Sequence[str]) -> None:
+    def __init__(self, table: Table, columns: Sequence[str],
+                 build: Callable[[Dialect, Table], Insert] | None = None) -> None:
         self.table = table
         self.columns = tuple(columns)
+        self.build = build
         self._compiled: dict[str, tuple[str, tuple[str, ...] | None, dict[str, Any]]] = {}
 
     def _for(self, dialect: Dialect) -> tuple[str, tuple[str, ...] | None, dict[str, Any]]:
         found = self._compiled.get(dialect.name)
         if found is None:
-            statement = insert(self.table).values({name: bindparam(name) for name in self.columns})
+            base = self.build(dialect, self.table) if self.build is not None else insert(self.table)
+            statement = base.values({name: bindparam(name) for name in self.columns})
             compiled = statement.compile(dialect=dialect)
             order = tuple(compiled.positiontup) if compiled.positional and compiled.positiontup else None
             processors = {name: self.table.c[name].type.dialect_impl(dialect).bind_processor(dialect)

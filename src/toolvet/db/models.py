@@ -1,4 +1,6 @@
-"""The registry's tables. Column groups say who owns a column (SPEC §2, §3): see ``ownership``."""
+"""The registry's tables. A tool is three records, each with one owner: its claim (``tools``, written
+by discovery, or by hand on manual servers), its settings (``tool_settings``, an operator's) and its
+current review (``tool_reviews``, a reviewer's). See docs/discovery.md."""
 
 from __future__ import annotations
 
@@ -58,6 +60,10 @@ class Server(Base):
 
 
 class Tool(Base):
+    """A tool as its server claims it: the record discovery owns (hand-set on manual servers). Its
+    operator-owned settings and its review are records of their own (``ToolSettings``, ``ToolReview``),
+    so no statement on this table can change what an operator or a reviewer decided."""
+
     __tablename__ = "tools"
     # Case sensitive on both databases: SQLite's BINARY and PostgreSQL's deterministic collations.
     __table_args__ = (UniqueConstraint("server_id", "name", name="uq_tools_server_name"),)
@@ -65,10 +71,6 @@ class Tool(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(Text)
-    # Operator-owned.
-    enabled: Mapped[bool] = mapped_column(Boolean)
-    writable: Mapped[bool] = mapped_column(Boolean, default=True)
-    # Discovery-owned (hand-set on manual servers).
     title: Mapped[str | None] = mapped_column(Text)
     description: Mapped[str | None] = mapped_column(Text)
     input_schema: Mapped[dict[str, Any]] = mapped_column(Json)
@@ -84,13 +86,39 @@ class Tool(Base):
     last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
     retired_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     findings: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
-    # Review-owned.
-    reviewed_fingerprint: Mapped[str | None] = mapped_column(String(71))
-    reviewed_digest: Mapped[str | None] = mapped_column(String(71))
-    reviewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    reviewed_by: Mapped[str | None] = mapped_column(Text)
 
     server: Mapped[Server] = relationship(back_populates="tools")
+    # Read with the claim (one joined SELECT); written only through their own tables (viewonly), so
+    # flushing a claim never writes a setting or a review. The database deletes them with the claim.
+    settings: Mapped[ToolSettings] = relationship(lazy="joined", innerjoin=True, viewonly=True)
+    review: Mapped[ToolReview | None] = relationship(lazy="joined", viewonly=True)
+
+
+class ToolSettings(Base):
+    """An operator's settings of one tool, 1:1 with its claim. Made with the claim, with its first
+    values (``enabled`` = the server's ``new_tools_enabled``, ``writable`` true); after that only an
+    operator changes them, except that a pass clears ``enabled`` of a tool it retires (see
+    ``services.discovery_settings``, the one place a pass names this table)."""
+
+    __tablename__ = "tool_settings"
+
+    tool_id: Mapped[int] = mapped_column(ForeignKey("tools.id", ondelete="CASCADE"), primary_key=True)
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    writable: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class ToolReview(Base):
+    """A tool's current review: which definition a person last reviewed, by whom and when. No row: never
+    reviewed. ``reviews`` keeps every review (with its note); this row is the newest of them, kept so
+    every read of a tool's review state is one outer join on the tool's id."""
+
+    __tablename__ = "tool_reviews"
+
+    tool_id: Mapped[int] = mapped_column(ForeignKey("tools.id", ondelete="CASCADE"), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(71))
+    digest: Mapped[str] = mapped_column(String(71))
+    reviewed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    reviewed_by: Mapped[str] = mapped_column(Text)
 
 
 class ToolDefinition(Base):

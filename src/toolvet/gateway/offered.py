@@ -27,7 +27,7 @@ from toolvet.db.models import Server, Tool
 from toolvet.gateway.access import Requirement, requirement
 from toolvet.services.calls import HOST_SERVER, CallService
 from toolvet.services.context import Context
-from toolvet.services.tools import sql_offered
+from toolvet.services.tools import TOOL_RECORDS, sql_offered
 
 CACHE_SECONDS: Final = 1.0
 #: Fields of an advertised tool the gateway passes on (the SDK's models drop any other).
@@ -202,6 +202,7 @@ class OfferedCache:
                 Tool.definition,
                 Tool.definition_fingerprint,
             )
+            .select_from(TOOL_RECORDS)
             .join(Server, Tool.server_id == Server.id)
             .where(sql_offered())
         )

@@ -163,9 +163,9 @@ class CallService:
             if row is None:
                 return None
             t, s = row
-            state = review_state(t.reviewed_fingerprint, t.definition_fingerprint)
-            facts = ToolFacts(s.name, t.name, t.definition_fingerprint, t.enabled and s.enabled, state,
-                              s.hold_changed_tools, t.writable, s.trust_annotations, t.annotations)
+            state = review_state(t.review.fingerprint if t.review else None, t.definition_fingerprint)
+            facts = ToolFacts(s.name, t.name, t.definition_fingerprint, t.settings.enabled and s.enabled, state,
+                              s.hold_changed_tools, t.settings.writable, s.trust_annotations, t.annotations)
             return _Snapshot(facts, target_of(self.ctx, s), t.input_schema, t.output_schema)
 
     async def disabled_in(self, scope: str) -> dict[str, set[str]]:

@@ -11,14 +11,14 @@ from typing import Any
 
 from sqlalchemy import select
 
-from toolvet.db.models import Server, Tool
+from toolvet.db.models import Server, Tool, ToolReview, ToolSettings
 from toolvet.domain.policy import review_state, reviewed_read_only
 from toolvet.errors import InvalidInput
 from toolvet.schemas.policy import AiMCPItem
 from toolvet.services.auth import Principal
 from toolvet.services.context import Context
 from toolvet.services.preferences import DEFAULT_SCOPE, check_access, disabled_map, reads_from
-from toolvet.services.tools import sql_offered
+from toolvet.services.tools import TOOL_RECORDS, sql_offered
 
 
 class View(StrEnum):
@@ -38,12 +38,13 @@ _COLUMNS = (
     Tool.annotations,
     Tool.icons,
     Tool.meta,
-    Tool.writable,
-    Tool.reviewed_fingerprint,
+    ToolSettings.writable,
+    ToolReview.fingerprint,
     Tool.definition_fingerprint,
 )
 OFFERED_QUERY = (
     select(*_COLUMNS)
+    .select_from(TOOL_RECORDS)
     .join(Server, Tool.server_id == Server.id)
     .where(sql_offered())
     .order_by(Server.name, Tool.name)

@@ -1,6 +1,9 @@
 """Writing one discovery pass (SPEC §4.2): the change set of ``domain.reconcile`` applied in one
-transaction, with statements built once from discovery-owned columns only, the no-change fast path,
-and the run's record. ``services.discovery`` plans and runs passes; this module is their write side.
+transaction, with statements built once on the claim table (``tools``) and the tool's history, the
+no-change fast path, and the run's record. ``services.discovery`` plans and runs passes; this module is
+their write side. It cannot name an operator's or a reviewer's column: those live in tables this
+module does not import. What a pass must do to settings (a new tool's first values, a retired tool's
+``enabled`` cleared) is ``services.discovery_settings.settle_settings``, one statement.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from sqlalchemy import BindParameter, Connection, Update, bindparam, delete, fun
 from toolvet.db.bulk import BulkInsert
 from toolvet.db.engine import Database
 from toolvet.db.models import DiscoveryRun, Server, Tool, ToolDefinition
-from toolvet.db.ownership import DISCOVERY_COLUMNS, only
 from toolvet.db.types import Preserialized, utcnow
 from toolvet.domain.listing import Listing
 from toolvet.domain.reconcile import ChangeSet, StoredTool, Upsert, reconcile
@@ -25,6 +27,7 @@ from toolvet.jsontext import compact
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases
 from toolvet.services.context import Context
+from toolvet.services.discovery_settings import settle_settings
 
 # ------------------------------------------------------------------ the pass's statements, built once
 #
@@ -45,14 +48,10 @@ _SELECT_STORED = select(
     Tool.id, Tool.name, Tool.definition_digest, Tool.advertised_read_only, Tool.retired_at
 ).where(Tool.server_id == _param(Tool.server_id))
 _SELECT_INPUT_SCHEMAS = select(Tool.id, Tool.input_schema).where(Tool.id.in_(_ids()))
-# A new tool's row: every column a pass writes, the operator-owned first values included.
-_TOOL_ROW_SHARED = ("server_id", "enabled", "writable", "first_seen_at", "last_seen_at", "retired_at")
+# A new tool's claim: every column of the claim table but its id.
+_TOOL_ROW_SHARED = ("server_id", "first_seen_at", "last_seen_at", "retired_at")
 _TOOL_ROW_OWN = ("name", "title", "description", "definition", "input_schema", "output_schema", "annotations",
                  "icons", "meta", "advertised_read_only", "definition_fingerprint", "definition_digest", "findings")
-# Of these, only server_id, name, enabled, writable and first_seen_at are not discovery's own, and a
-# new tool gets them once (SPEC §4.2); ``only`` refuses any other column not owned by discovery.
-only(DISCOVERY_COLUMNS, dict.fromkeys(set(_TOOL_ROW_SHARED + _TOOL_ROW_OWN)
-                                      - {"server_id", "name", "enabled", "writable", "first_seen_at"}), "discovery")
 _INSERT_TOOLS = BulkInsert(Tool.__table__, _TOOL_ROW_SHARED + _TOOL_ROW_OWN)  # type: ignore[arg-type]
 _SELECT_IDS_BY_NAME = select(Tool.id, Tool.name).where(Tool.server_id == _param(Tool.server_id),
                                                        Tool.name.in_(bindparam("p_names", expanding=True)))
@@ -80,9 +79,8 @@ _TOUCH_LIVE_IF_COUNT = (
 )
 _TOUCH_UNCHANGED = update(Tool).where(Tool.id.in_(_ids())).values(last_seen_at=_param(Tool.last_seen_at))
 _DELETE_STALE = delete(Tool).where(Tool.id.in_(_ids()))
-# The one operator field discovery may touch, and only to clear it (SPEC §4.2).
-_RETIRE_STALE = update(Tool).where(Tool.id.in_(_ids())).values(enabled=False,
-                                                               retired_at=_param(Tool.retired_at))
+# Retiring is the claim's retired_at here; clearing the tool's enabled is settle_settings'.
+_RETIRE_STALE = update(Tool).where(Tool.id.in_(_ids())).values(retired_at=_param(Tool.retired_at))
 _INSERT_RUN = insert(DiscoveryRun).returning(DiscoveryRun.id)
 
 _SERVER_RUN_COLUMNS = (Server.last_discovery_at, Server.last_discovery_status, Server.last_error)
@@ -164,11 +162,11 @@ def _claim_columns(upsert: Upsert, now: datetime, json_values: dict[str, Any] | 
     c = upsert.claim
     if json_values is None:
         json_values = _json_values(c)
-    return only(DISCOVERY_COLUMNS, {
+    return {
         "title": c.title, "description": c.description, **json_values, "advertised_read_only": c.advertised_read_only,
         "definition_fingerprint": c.fingerprint, "definition_digest": c.digest, "last_seen_at": now,
         "retired_at": None, "findings": upsert.findings,
-    }, "discovery")
+    }
 
 
 class ServerFlags(Protocol):
@@ -185,11 +183,11 @@ class ServerFlags(Protocol):
 def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now: datetime) -> None:
     """Apply a change set; the caller's transaction makes it all or nothing."""
     history: list[dict[str, Any]] = []
+    new_ids: list[int] = []
+    retired_ids: list[int] = []
     if changes.added:
-        # New tools get their first operator-owned values here, once (SPEC §4.2); never again.
         values = {u.claim.name: _json_values(u.claim) for u in changes.added}
-        shared = {"server_id": server.id, "enabled": server.new_tools_enabled, "writable": True,
-                  "first_seen_at": now, "last_seen_at": now, "retired_at": None}
+        shared = {"server_id": server.id, "first_seen_at": now, "last_seen_at": now, "retired_at": None}
         _INSERT_TOOLS.execute(conn, shared, [
             {**values[u.claim.name], "name": u.claim.name, "title": u.claim.title, "description": u.claim.description,
              "advertised_read_only": u.claim.advertised_read_only, "definition_fingerprint": u.claim.fingerprint,
@@ -198,6 +196,7 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         ids = conn.execute(_SELECT_IDS_BY_NAME, {"p_server_id": server.id,
                                                  "p_names": [u.claim.name for u in changes.added]}).all()
         by_name = {u.claim.name: u.claim for u in changes.added}
+        new_ids = [r.id for r in ids]
         # The history row stores the definition's text already made for the tool row.
         history += [{"tool_id": r.id, "digest": by_name[r.name].digest, "fingerprint": by_name[r.name].fingerprint,
                      "definition": values[r.name]["definition"]} for r in ids]
@@ -222,6 +221,10 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
             conn.execute(_DELETE_STALE, {"p_ids": changes.retire_ids})
         else:
             conn.execute(_RETIRE_STALE, {"p_ids": changes.retire_ids, "p_retired_at": now})
+            retired_ids = changes.retire_ids
+    if new_ids or retired_ids:
+        # New tools get their first settings here, once; a retired one has enabled cleared.
+        settle_settings(conn, new_ids, server.new_tools_enabled, retired_ids)
 
 
 _SELECT_LAST_DISCOVERY = select(Server.id, Server.last_discovery_at).where(Server.id.in_(_ids()))

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from sqlalchemy import delete, exists, or_, select
 from sqlalchemy.orm import Session
 
-from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, Tool, UserPreference
+from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, Tool, ToolReview, ToolSettings, UserPreference
 from toolvet.db.types import utcnow
 from toolvet.domain.policy import (
     DEFAULT_MODE,
@@ -44,6 +44,7 @@ from toolvet.schemas.policy import (
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
+from toolvet.services.tools import TOOL_RECORDS
 
 DEFAULT_SCOPE = "default"
 HOST_SERVER_TYPE = "toolvet"  # toolvet's own host tools (SPEC §6)
@@ -354,15 +355,16 @@ def decide_for(
         row = session.execute(
             select(
                 Tool.name,
-                Tool.enabled,
-                Tool.writable,
+                ToolSettings.enabled,
+                ToolSettings.writable,
                 Tool.annotations,
                 Tool.definition_fingerprint,
-                Tool.reviewed_fingerprint,
+                ToolReview.fingerprint,
                 Server.enabled,
                 Server.hold_changed_tools,
                 Server.trust_annotations,
             )
+            .select_from(TOOL_RECORDS)
             .join(Server, Tool.server_id == Server.id)
             .where(Server.name == server, Tool.name == tool)
         ).one_or_none()

@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
-from toolvet.db.models import Review, Tool, ToolDefinition
-from toolvet.db.ownership import REVIEW_COLUMNS, only
+from toolvet.db.models import Review, Tool, ToolDefinition, ToolReview
 from toolvet.db.types import utcnow
 from toolvet.domain.diff import diff_definitions
 from toolvet.domain.policy import review_state
@@ -31,13 +30,13 @@ def review_tool(
     with ctx.db.transaction() as session:
         tool, server = load(session, server_name, name)
         before = to_out(tool, server)
+        # The history row (with its note) and the tool's current review, written together.
         session.add(Review(tool_id=tool.id, fingerprint=tool.definition_fingerprint,
                            digest=tool.definition_digest, reviewed_by=principal.actor, reviewed_at=now,
                            note=note))
-        session.execute(update(Tool).where(Tool.id == tool.id).values(**only(REVIEW_COLUMNS, {
-            "reviewed_fingerprint": tool.definition_fingerprint, "reviewed_digest": tool.definition_digest,
-            "reviewed_at": now, "reviewed_by": principal.actor,
-        }, "review")))
+        session.merge(ToolReview(tool_id=tool.id, fingerprint=tool.definition_fingerprint,
+                                 digest=tool.definition_digest, reviewed_at=now, reviewed_by=principal.actor))
+        session.flush()
         session.refresh(tool)
         after = to_out(tool, server)
         audit.record(session, principal, "tool.review", "tool", f"tool:{server_name}/{name}", before,
@@ -48,7 +47,7 @@ def review_tool(
 def _definition_out(row: ToolDefinition, tool: Tool) -> DefinitionOut:
     return DefinitionOut(fingerprint=row.fingerprint, digest=row.digest, definition=row.definition,
                          first_seen_at=row.first_seen_at, current=row.digest == tool.definition_digest,
-                         reviewed=row.digest == tool.reviewed_digest)
+                         reviewed=tool.review is not None and row.digest == tool.review.digest)
 
 
 def history(
@@ -93,9 +92,10 @@ def _before(
 ) -> tuple[ToolDefinition | None, Basis | None]:
     if against is not None:
         return _find(rows, against), "against"
-    if tool.reviewed_fingerprint is not None:
-        reviewed = [r for r in rows if r.digest == tool.reviewed_digest] or [
-            r for r in rows if r.fingerprint == tool.reviewed_fingerprint
+    review = tool.review
+    if review is not None:
+        reviewed = [r for r in rows if r.digest == review.digest] or [
+            r for r in rows if r.fingerprint == review.fingerprint
         ]
         return (reviewed[-1], "reviewed") if reviewed else (None, None)
     earlier = [r for r in rows if r.digest != tool.definition_digest]
@@ -122,7 +122,7 @@ def diff(
         result = diff_definitions(before.definition if before else None, tool.definition)
         return DiffOut(
             server=server.name, tool=tool.name,
-            review_state=review_state(tool.reviewed_fingerprint, tool.definition_fingerprint),
+            review_state=review_state(tool.review.fingerprint if tool.review else None, tool.definition_fingerprint),
             compared_with=basis,
             before_fingerprint=before.fingerprint if before else None,
             after_fingerprint=tool.definition_fingerprint,

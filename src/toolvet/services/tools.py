@@ -1,15 +1,18 @@
-"""Tools: listing and filtering, an operator's flags, hand registration on manual servers (SPEC §3)."""
+"""Tools: listing and filtering, an operator's flags, hand registration on manual servers (SPEC §3).
+
+A tool is read as its claim (``tools``) joined with its settings (``tool_settings``) and, when it has
+one, its current review (``tool_reviews``): :data:`TOOL_RECORDS` is that FROM clause, and the ``sql_*``
+expressions below need it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import ColumnElement, and_, func, not_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Join, and_, func, join, not_, select, update
+from sqlalchemy.orm import Session, contains_eager
 
-from toolvet.db.models import Server, Tool, ToolDefinition
-from toolvet.db.ownership import OPERATOR_COLUMNS, only
+from toolvet.db.models import Server, Tool, ToolDefinition, ToolReview, ToolSettings
 from toolvet.db.types import utcnow
 from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
 from toolvet.domain.findings import static_findings
@@ -32,18 +35,28 @@ def split_address(address: str) -> tuple[str, str]:
     return server, tool
 
 
+#: A tool's operator-owned fields: every column of ``tool_settings`` but its key.
+SETTINGS_FIELDS = frozenset(c.key for c in ToolSettings.__table__.c) - {"tool_id"}
+
+#: A tool's three records: claim, settings (1:1) and, when reviewed, its current review.
+TOOL_RECORDS: Join = join(Tool, ToolSettings, ToolSettings.tool_id == Tool.id).outerjoin(
+    ToolReview, ToolReview.tool_id == Tool.id)
+
+
 def to_out(tool: Tool, server: Server) -> ToolOut:
-    available = is_available(tool.enabled, server.enabled)
-    state = review_state(tool.reviewed_fingerprint, tool.definition_fingerprint)
+    settings, review = tool.settings, tool.review
+    available = is_available(settings.enabled, server.enabled)
+    state = review_state(review.fingerprint if review else None, tool.definition_fingerprint)
     return ToolOut(
-        server=server.name, name=tool.name, enabled=tool.enabled, writable=tool.writable,
+        server=server.name, name=tool.name, enabled=settings.enabled, writable=settings.writable,
         title=tool.title, description=tool.description, input_schema=tool.input_schema,
         output_schema=tool.output_schema, annotations=tool.annotations, icons=tool.icons, meta=tool.meta,
         definition=tool.definition, advertised_read_only=tool.advertised_read_only,
         definition_fingerprint=tool.definition_fingerprint, first_seen_at=tool.first_seen_at,
         last_seen_at=tool.last_seen_at, retired_at=tool.retired_at, findings=list(tool.findings or []),
-        reviewed_fingerprint=tool.reviewed_fingerprint, reviewed_at=tool.reviewed_at,
-        reviewed_by=tool.reviewed_by, is_available=available, review_state=state,
+        reviewed_fingerprint=review.fingerprint if review else None,
+        reviewed_at=review.reviewed_at if review else None, reviewed_by=review.reviewed_by if review else None,
+        is_available=available, review_state=state,
         offered=offered(available, state, server.hold_changed_tools),
     )
 
@@ -56,13 +69,13 @@ def load(session: Session, server_name: str, tool_name: str) -> tuple[Tool, Serv
     return tool, server
 
 
-# SQL forms of the derived fields, for filtering in the database.
+# SQL forms of the derived fields, for filtering in the database (over TOOL_RECORDS joined with Server).
 def sql_available() -> ColumnElement[bool]:
-    return and_(Tool.enabled.is_(True), Server.enabled.is_(True))
+    return and_(ToolSettings.enabled.is_(True), Server.enabled.is_(True))
 
 
 def sql_changed() -> ColumnElement[bool]:
-    return and_(Tool.reviewed_fingerprint.is_not(None), Tool.reviewed_fingerprint != Tool.definition_fingerprint)
+    return and_(ToolReview.fingerprint.is_not(None), ToolReview.fingerprint != Tool.definition_fingerprint)
 
 
 def sql_offered() -> ColumnElement[bool]:
@@ -71,9 +84,9 @@ def sql_offered() -> ColumnElement[bool]:
 
 def sql_review_state(state: ReviewState) -> ColumnElement[bool]:
     if state is ReviewState.UNREVIEWED:
-        return Tool.reviewed_fingerprint.is_(None)
+        return ToolReview.fingerprint.is_(None)
     if state is ReviewState.REVIEWED:
-        return Tool.reviewed_fingerprint == Tool.definition_fingerprint
+        return ToolReview.fingerprint == Tool.definition_fingerprint
     return sql_changed()
 
 
@@ -83,7 +96,10 @@ def list_tools(
     limit: int = 100, offset: int = 0,
 ) -> Page[ToolOut]:
     principal.require(Permission.READ)
-    query = select(Tool, Server).join(Server, Tool.server_id == Server.id)
+    # The filters name the settings and review columns, so the query joins their tables itself and
+    # loads Tool.settings and Tool.review from those joins (not from a second, aliased pair).
+    query = (select(Tool, Server).select_from(TOOL_RECORDS).join(Server, Tool.server_id == Server.id)
+             .options(contains_eager(Tool.settings), contains_eager(Tool.review)))
     if server is not None:
         query = query.where(Server.name == server)
     if available is not None:
@@ -147,7 +163,7 @@ def update_tool(
             raise invalid_from(exc) from None
     principal.require(Permission.MANAGE_TOOLS)
     changes = patch.model_dump(exclude_unset=True)
-    for key in OPERATOR_COLUMNS & changes.keys():
+    for key in SETTINGS_FIELDS & changes.keys():
         if changes[key] is None:
             raise InvalidInput("may not be null", key)
     with ctx.db.transaction() as session:
@@ -158,16 +174,17 @@ def update_tool(
             field = sorted(claim_changes)[0]
             raise InvalidInput("is read-only (owned by discovery; only tools of manual servers are edited by hand)",
                                field)
-        values: dict[str, Any] = only(OPERATOR_COLUMNS, {k: changes[k] for k in OPERATOR_COLUMNS & changes.keys()},
-                                      "an operator")
+        settings = {k: changes[k] for k in SETTINGS_FIELDS & changes.keys()}
+        # Column-targeted UPDATEs: fields nobody set here are not rewritten from a stale copy.
+        if settings:
+            session.execute(update(ToolSettings).where(ToolSettings.tool_id == tool.id).values(**settings))
+            session.refresh(tool.settings)
         if claim_changes:
             current = {k: getattr(tool, k) for k in CLAIM_FIELDS}
             wire = claim_fields_to_wire(tool.name, {**current, **claim_changes})
             claim = _claim(wire, ctx.settings.max_definition_bytes)
-            values |= _claim_values(claim) | {"findings": static_findings(claim.definition)}
+            values = _claim_values(claim) | {"findings": static_findings(claim.definition)}
             remember_definition(session, tool.id, claim)
-        if values:
-            # A column-targeted UPDATE: fields nobody set here are not rewritten from a stale copy.
             session.execute(update(Tool).where(Tool.id == tool.id).values(**values))
             session.refresh(tool)
         after = to_out(tool, server)
@@ -194,13 +211,14 @@ def register_tool(
                                "only on manual servers", "server")
         if session.scalar(select(Tool.id).where(Tool.server_id == server.id, Tool.name == data.name)) is not None:
             raise Conflict(f"tool {server_name}/{data.name} already exists")
-        tool = Tool(
-            server_id=server.id, name=data.name,
-            enabled=server.new_tools_enabled if data.enabled is None else data.enabled, writable=data.writable,
-            first_seen_at=now, last_seen_at=now, findings=static_findings(claim.definition), **_claim_values(claim),
-        )
+        tool = Tool(server_id=server.id, name=data.name, first_seen_at=now, last_seen_at=now,
+                    findings=static_findings(claim.definition), **_claim_values(claim))
         session.add(tool)
         session.flush()
+        session.add(ToolSettings(tool_id=tool.id, writable=data.writable,
+                                 enabled=server.new_tools_enabled if data.enabled is None else data.enabled))
+        session.flush()
+        session.refresh(tool)
         remember_definition(session, tool.id, claim)
         out = to_out(tool, server)
         audit.record(session, principal, "tool.register", "tool", f"tool:{server_name}/{data.name}", None, out)
@@ -221,6 +239,7 @@ def delete_tool(ctx: Context, principal: Principal, server_name: str, name: str)
 def count_offered(ctx: Context) -> int:
     with ctx.db.transaction() as session:
         return session.scalar(
-            select(func.count()).select_from(Tool).join(Server, Tool.server_id == Server.id).where(sql_offered())
+            select(func.count()).select_from(TOOL_RECORDS).join(Server, Tool.server_id == Server.id)
+            .where(sql_offered())
         ) or 0
 
