@@ -75,13 +75,14 @@ class Toolvet:
         assert runs[0].status == "ok", runs[0].error
 
 
-@pytest.fixture
-def toolvet(tmp_path: os.PathLike[str]) -> Iterator[Toolvet]:
+@contextmanager
+def open_toolvet(home: os.PathLike[str], **overrides: Any) -> Iterator[Toolvet]:
+    """A Toolvet on SQLite in ``home`` with its tokens; ``overrides`` are further settings."""
     settings = Settings(
-        home=tmp_path,
-        database_url=f"sqlite:///{tmp_path}/toolvet.sqlite3",
+        home=home,
+        database_url=f"sqlite:///{home}/toolvet.sqlite3",
         secret_key=Fernet.generate_key().decode(),
-        approval_wait=10.0,
+        **{"approval_wait": 10.0, **overrides},
     )
     ctx = Context.open(settings)
     try:
@@ -94,3 +95,9 @@ def toolvet(tmp_path: os.PathLike[str]) -> Iterator[Toolvet]:
         yield Toolvet(ctx, alice, ops, scoped)
     finally:
         ctx.close()
+
+
+@pytest.fixture
+def toolvet(tmp_path: os.PathLike[str]) -> Iterator[Toolvet]:
+    with open_toolvet(tmp_path) as served:
+        yield served

@@ -1,0 +1,83 @@
+// An MCP client built with the official TypeScript SDK, run by tests/real as a subprocess.
+//
+//   node client.mjs SDK NODE_MODULES REQUEST_JSON
+//
+// SDK is "v1" (@modelcontextprotocol/sdk 1.x) or "v2" (@modelcontextprotocol/client 2.x); NODE_MODULES
+// is the folder scripts/install-real-mcp installed them in; REQUEST_JSON is
+//   {"url": ..., "token": ..., "calls": [{"name": ..., "arguments": {...}}, ...]}.
+// It connects over streamable HTTP with `Authorization: Bearer <token>`, lists the tools (every page),
+// calls each named tool in turn and prints one JSON object on stdout:
+//   {"protocolVersion": ..., "tools": [names...], "results": [CallToolResult...]}.
+// A failure prints its message on stderr and exits 1; the test bounds the whole run as well.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [sdk, nodeModules, requestJson] = process.argv.slice(2);
+const request = JSON.parse(requestJson);
+
+// The file a package exports for `subpath` to `import`. ES modules ignore NODE_PATH, and the install
+// folder is not an ancestor of this script, so the packages are imported by file URL, found the way
+// node would find them: through the package's "exports" map (exact entries, then "./*" patterns).
+function exported(pkg, subpath) {
+    const dir = join(nodeModules, pkg);
+    const exports = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).exports;
+    let target = exports[subpath];
+    let star = "";
+    if (target === undefined) {
+        const pattern = Object.keys(exports).find(
+            (key) => key.endsWith("*") && subpath.startsWith(key.slice(0, -1)),
+        );
+        if (pattern === undefined) throw new Error(`${pkg} exports no ${subpath}`);
+        star = subpath.slice(pattern.length - 1);
+        target = exports[pattern];
+    }
+    target = target.import ?? target;
+    target = typeof target === "string" ? target : target.default;
+    return pathToFileURL(join(dir, target.replace("*", star))).href;
+}
+
+async function load() {
+    if (sdk === "v1") {
+        const { Client } = await import(exported("@modelcontextprotocol/sdk", "./client"));
+        const { StreamableHTTPClientTransport } = await import(
+            exported("@modelcontextprotocol/sdk", "./client/streamableHttp.js")
+        );
+        return { Client, StreamableHTTPClientTransport };
+    }
+    if (sdk === "v2") {
+        return await import(exported("@modelcontextprotocol/client", "."));
+    }
+    throw new Error(`unknown SDK ${sdk} (v1 or v2)`);
+}
+
+const { Client, StreamableHTTPClientTransport } = await load();
+const transport = new StreamableHTTPClientTransport(new URL(request.url), {
+    requestInit: { headers: { Authorization: `Bearer ${request.token}` } },
+});
+// 1.x speaks only the handshake era; 2.x is told to negotiate (`server/discover` first, then the
+// handshake as a fallback), so the two clients cover both eras of toolvet's endpoint.
+const options = sdk === "v2" ? { versionNegotiation: { mode: "auto" } } : {};
+const client = new Client({ name: `toolvet-tests-${sdk}`, version: "1.0.0" }, options);
+try {
+    await client.connect(transport);
+    const tools = [];
+    let cursor;
+    for (let page = 0; page < 100; page++) {
+        const listed = await client.listTools(cursor === undefined ? undefined : { cursor });
+        tools.push(...listed.tools.map((tool) => tool.name));
+        cursor = listed.nextCursor;
+        if (cursor === undefined) break;
+    }
+    const results = [];
+    for (const call of request.calls) {
+        results.push(await client.callTool({ name: call.name, arguments: call.arguments }));
+    }
+    const protocolVersion = client.getNegotiatedProtocolVersion?.() ?? transport.protocolVersion;
+    process.stdout.write(JSON.stringify({ protocolVersion, tools, results }) + "\n");
+} catch (error) {
+    process.stderr.write(`${error?.stack ?? error}\n`);
+    process.exitCode = 1;
+} finally {
+    await client.close();
+}
