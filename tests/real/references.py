@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+import mcp.types as types
 from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
@@ -95,10 +96,16 @@ class Reference:
 async def direct_client(reach: Stdio | Http) -> AsyncIterator[Client]:
     """The official Python SDK client straight to the server (era negotiated, response cache off).
 
-    It is given no sampling, elicitation or roots callbacks, so it declares no client capabilities,
-    exactly like toolvet's discovery client: both see the same capability-dependent tool list.
+    It declares what toolvet declares upstream (sampling and elicitation, which the gateway relays;
+    no roots), so both see the same capability-dependent tool list. Its callbacks are never asked
+    anything by the tools these tests call.
     """
-    async with Client(reach.transport(), mode="auto", cache=None) as client:
+
+    async def refuse(context: Any, params: Any) -> types.ErrorData:
+        return types.ErrorData(code=types.INVALID_REQUEST, message="not asked in these tests")
+
+    async with Client(reach.transport(), mode="auto", cache=None, sampling_callback=refuse,
+                      elicitation_callback=refuse) as client:
         yield client
 
 

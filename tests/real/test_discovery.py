@@ -20,9 +20,9 @@ def fields(tool: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("name", NAMES)
 async def test_a_pass_succeeds_and_stores_the_tools_the_official_sdk_lists(world: World, name: str) -> None:
     world.discovered(name)
-    # Like with like: toolvet's discovery client declares no client capabilities, and neither does
-    # the direct SDK client (no sampling, elicitation or roots callbacks), so a server that adapts
-    # its list to them (server-everything) lists the same tools to both.
+    # Like with like: toolvet's discovery client declares sampling and elicitation (what its gateway
+    # relays), and so does the direct SDK client, so a server that adapts its list to them
+    # (server-everything) lists the same tools to both.
     listed = {tool["name"]: fields(tool) for tool in await world.direct_tools(name)}
     stored = {tool["name"]: fields(tool) for tool in world.stored(name)}
     assert listed, f"{name} listed no tools to the SDK client"
@@ -31,10 +31,12 @@ async def test_a_pass_succeeds_and_stores_the_tools_the_official_sdk_lists(world
 
 
 @pytest.mark.parametrize("name", ["everything-stdio", "everything-sse", "everything-http"])
-async def test_server_everything_lists_its_tools_for_a_client_without_capabilities(world: World, name: str) -> None:
+async def test_server_everything_lists_the_tools_of_the_capabilities_toolvet_relays(world: World, name: str) -> None:
     world.discovered(name)
     stored = {tool["name"] for tool in world.stored(name)}
-    # Its conditional tools (roots, sampling, elicitation) stay out; the task tool is always there.
-    assert len(stored) == 13
+    # Its sampling and elicitation tools are listed (toolvet relays both, URL elicitation included);
+    # its roots tool stays out.
+    assert len(stored) == 16
     assert {"echo", "get-sum", "get-structured-content", "simulate-research-query"} <= stored
-    assert not stored & {"get-roots-list", "trigger-sampling-request", "trigger-elicitation-request"}
+    assert {"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation"} <= stored
+    assert "get-roots-list" not in stored

@@ -109,6 +109,11 @@ class Relay(Hooks):
         declared = session.client_capabilities
         if declared is None or getattr(declared, capability) is None:
             raise RpcError(INVALID_PARAMS, f"the client behind toolvet did not declare {capability}", synthetic=True)
+        if method == "elicitation/create" and (params or {}).get("mode") == "url":
+            elicitation = declared.elicitation
+            if elicitation is None or getattr(elicitation, "url", None) is None:
+                raise RpcError(INVALID_PARAMS, "the client behind toolvet did not declare URL elicitation",
+                               synthetic=True)
         if not session.can_send_request:
             raise RpcError(INVALID_PARAMS, f"the client behind toolvet cannot answer {method} on this connection",
                            synthetic=True)

@@ -365,10 +365,16 @@ class CallService:
                 params["_meta"] = meta
             if resume:
                 params.update(resume)
+            # A handshake-era caller's request goes upstream in that era, so the server behaves as it
+            # would to that client, except for a tool only the 2026-07-28 era can express (an output
+            # schema that is not an object): its result comes in that era and is adapted for the
+            # caller, as its listing was.
+            handshake = hooks.handshake_era and (snap.output_schema is None
+                                                 or snap.output_schema.get("type") == "object")
             # One upstream session per user the call is made for: a stateful server's session state
             # (log level, subscriptions) never crosses from one user to another.
             result = await self.pool.call(call.server_type, snap.target, "tools/call", params,
-                                          caller=call.user, hooks=hooks, handshake=hooks.handshake_era)
+                                          caller=call.user, hooks=hooks, handshake=handshake)
             for _ in range(INPUT_ROUNDS):
                 # The upstream needs input first (2026-07-28): answered through the hooks and sent
                 # again, or (None) the result goes to the caller, whose client retries.
@@ -386,7 +392,7 @@ class CallService:
                 else:
                     params.pop("requestState", None)
                 result = await self.pool.call(call.server_type, snap.target, "tools/call", params,
-                                              caller=call.user, hooks=hooks, handshake=hooks.handshake_era)
+                                              caller=call.user, hooks=hooks, handshake=handshake)
         if not isinstance(result, dict):
             raise UpstreamError(f"{call.server_type}: tools/call result is not an object")
         if is_input_required(result):

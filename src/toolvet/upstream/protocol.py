@@ -69,7 +69,7 @@ NO_CAPABILITIES: Final[dict[str, Any]] = {}
 #: tools to both: the server-to-client requests the gateway relays to the calling client (which
 #: refuses them, saying why, when that client cannot answer). Roots are not declared: they belong
 #: to one client's workspace, which a pooled upstream session does not have.
-RELAYED_CAPABILITIES: Final[dict[str, Any]] = {"elicitation": {"form": {}}, "sampling": {}}
+RELAYED_CAPABILITIES: Final[dict[str, Any]] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
 
 
 class Hooks:
