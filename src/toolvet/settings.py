@@ -66,6 +66,14 @@ class Settings(BaseSettings):
     )
     upstream_concurrency: int = Field(
         default=16, ge=1, description="Most calls in flight to one upstream server at once.")
+    anonymous_listing: bool = Field(
+        default=True, description="Let a client without a token use an MCP endpoint whose view offers `noauth` "
+        "tools (it sees those only). Off, or where no such tool is offered, a request without a token is "
+        "answered 401 with the RFC 9728 challenge.")
+    authorization_server: str | None = Field(
+        default=None, description="URL of an external OAuth authorization server that issues the tokens clients "
+        "present, named in the protected-resource metadata. Unset: toolvet names itself, and serves RFC 8414 "
+        "metadata that says its tokens are issued by an operator (`toolvet token create`).")
 
     def resolved_database_url(self) -> str:
         """The database URL to use, with the embedded SQLite default and psycopg 3 as PostgreSQL driver."""

@@ -96,16 +96,42 @@ def base_url(scope: Scope) -> str:
     return f"{scope.get('scheme', 'http')}://{host}"
 
 
-def metadata(scope: Scope, scopes_supported: Iterable[str], resource: str = "/mcp") -> dict[str, Any]:
+AUTHORIZATION_SERVER_PATH: Final = "/.well-known/oauth-authorization-server"
+
+
+def metadata(
+    scope: Scope, scopes_supported: Iterable[str], resource: str = "/mcp", authorization_server: str | None = None
+) -> dict[str, Any]:
     """RFC 9728 protected-resource metadata for the MCP endpoint at path ``resource``. toolvet mints its
-    own tokens, so it is its own authorization server."""
+    own tokens, so it is its own authorization server unless one is configured."""
     base = base_url(scope)
     return {
         "resource": f"{base}{resource}",
-        "authorization_servers": [base],
+        "authorization_servers": [authorization_server or base],
         "scopes_supported": sorted(set(scopes_supported)),
         "bearer_methods_supported": ["header"],
         "resource_name": "toolvet MCP gateway",
+    }
+
+
+def authorization_server_metadata(scope: Scope, scopes_supported: Iterable[str]) -> dict[str, Any]:
+    """RFC 8414 metadata of toolvet as the authorization server of its own tokens.
+
+    toolvet's tokens are not obtained by an OAuth grant: an operator creates one (``toolvet token
+    create``, ``POST /api/v1/tokens``) and gives it to the app. So no grant type is offered; the
+    document says where tokens come from, so a client that follows the challenge learns why it
+    cannot get one by itself.
+    """
+    base = base_url(scope)
+    return {
+        "issuer": base,
+        "token_endpoint": f"{base}/api/v1/tokens",
+        "token_endpoint_auth_methods_supported": ["none"],
+        "grant_types_supported": [],
+        "response_types_supported": [],
+        "scopes_supported": sorted(set(scopes_supported)),
+        "service_documentation": f"{base}/docs",
+        "op_policy_uri": f"{base}/docs",
     }
 
 
@@ -147,15 +173,18 @@ class TokenCache:
 
 #: Looks up what a ``tools/call`` of a listed name needs (None: no such tool; the handler answers it).
 Lookup = Callable[[str], Awaitable[Requirement | None]]
+#: Whether a caller without a token may use the endpoint at all (it offers ``noauth`` tools).
+Anonymous = Callable[[], Awaitable[bool]]
 
 
 class AccessGate:
     """ASGI middleware in front of the MCP app: bearer token in, 401/403 out, principal on the scope."""
 
-    def __init__(self, app: ASGIApp, tokens_: TokenCache, lookup: Lookup) -> None:
+    def __init__(self, app: ASGIApp, tokens_: TokenCache, lookup: Lookup, anonymous: Anonymous) -> None:
         self.app = app
         self.tokens = tokens_
         self.lookup = lookup
+        self.anonymous = anonymous
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -178,6 +207,11 @@ class AccessGate:
                     scope, receive, send
                 )
                 return
+        elif not await self.anonymous():
+            # Nothing here is for a caller without a token: challenge it (RFC 9728), so a client learns
+            # where to get one instead of seeing an empty endpoint.
+            await _challenge(scope, 401, "", "this MCP endpoint needs a bearer token")(scope, receive, send)
+            return
         scope[PRINCIPAL_KEY] = principal
         if scope["method"] != "POST":
             await self.app(scope, receive, send)

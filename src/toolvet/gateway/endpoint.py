@@ -153,7 +153,7 @@ class Endpoint:
             self.server.middleware = []
         self.server.middleware.append(self._remember_session)
         self.manager: StreamableHTTPSessionManager | None = None
-        self.gate = AccessGate(self._serve, tokens, self._requirement)
+        self.gate = AccessGate(self._serve, tokens, self._requirement, self._anonymous)
         self._sessions: dict[int, ServerSession] = {}
         #: The log level each handshake-era client set with logging/setLevel (by session).
         self._log_levels: dict[int, str] = {}
@@ -259,6 +259,13 @@ class Endpoint:
         tool = offered.names(self.view).get(name) if offered is not None else None
         schema = tool.wire.get("inputSchema") if tool is not None else None
         return schema if isinstance(schema, dict) else None
+
+    async def _anonymous(self) -> bool:
+        """Whether a caller without a token may use this endpoint: it offers a ``noauth`` tool and the
+        setting allows anonymous callers."""
+        if not self.ctx.settings.anonymous_listing:
+            return False
+        return any(tool.need.noauth for tool in (await self.offered.get()).names(self.view).values())
 
     async def _requirement(self, name: str) -> Requirement | None:
         tool = (await self.offered.get()).names(self.view).get(name)

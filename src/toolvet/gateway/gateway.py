@@ -32,7 +32,13 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from toolvet.api.errors import UnexpectedErrors
-from toolvet.gateway.access import METADATA_PATH, TokenCache, metadata
+from toolvet.gateway.access import (
+    AUTHORIZATION_SERVER_PATH,
+    METADATA_PATH,
+    TokenCache,
+    authorization_server_metadata,
+    metadata,
+)
 from toolvet.gateway.endpoint import POLL_SECONDS, Endpoint
 from toolvet.gateway.host_tools import register_host_tools
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View
@@ -194,7 +200,12 @@ def mount_gateway(app: FastAPI, ctx: Context) -> Gateway:
         """RFC 9728 protected-resource metadata for an MCP endpoint."""
         offered = await gateway.offered.get()
         resource = request.url.path.removeprefix(METADATA_PATH) or "/mcp"
-        return JSONResponse(metadata(request.scope, offered.scopes(), resource))
+        return JSONResponse(metadata(request.scope, offered.scopes(), resource, ctx.settings.authorization_server))
+
+    async def authorization_metadata(request: Request) -> JSONResponse:
+        """RFC 8414 metadata of toolvet as the issuer of its own tokens."""
+        offered = await gateway.offered.get()
+        return JSONResponse(authorization_server_metadata(request.scope, offered.scopes()))
 
     # Answered ahead of the app's middleware when the app allows it (api.app.ToolvetAPI), and routed
     # first in the table otherwise (a prefixed path): an MCP call never matches every API route first.
@@ -204,6 +215,9 @@ def mount_gateway(app: FastAPI, ctx: Context) -> Gateway:
     app.router.routes.insert(1, Route(SERVER_PATH, endpoint=UnexpectedErrors(gateway.serve_server)))
     for path in (METADATA_PATH, METADATA_PATH + "/mcp", METADATA_PATH + SERVER_PATH):
         app.router.routes.append(Route(path, endpoint=resource_metadata, methods=["GET"]))
+    if ctx.settings.authorization_server is None:
+        for path in (AUTHORIZATION_SERVER_PATH, AUTHORIZATION_SERVER_PATH + "/mcp"):
+            app.router.routes.append(Route(path, endpoint=authorization_metadata, methods=["GET"]))
     return gateway
 
 
