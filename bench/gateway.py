@@ -10,13 +10,19 @@ run (frequent on a shared two-core machine) reaches both alike. It prints p50, p
 side over all its blocks, each round's ratios, and the overall ratios beside their targets: p50 via
 toolvet <= 2.0x direct at concurrency 1; calls/s via toolvet >= 0.5x direct at concurrency 16.
 
-Run: ``python bench/gateway.py [--calls 400] [--rounds 5] [--json]``. Exits non-zero only when
-something broke.
+``--transport stdio`` runs the same comparison over stdio: the upstream is the same server run as a
+child process, called directly by the SDK's ``Client`` over its own stdio pipe and, through toolvet,
+by toolvet's pooled stdio session (one process, owned by the pool; the client reaches toolvet over
+streamable HTTP as before). The targets are those of the HTTP run; they are printed for reference.
+
+Run: ``python bench/gateway.py [--transport http|stdio] [--calls 400] [--rounds 5] [--json]``. Exits
+non-zero only when something broke.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
@@ -32,7 +38,7 @@ from typing import Any
 
 import anyio
 import httpx2
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 UPSTREAM = """
@@ -44,7 +50,10 @@ server = MCPServer("bench", log_level="WARNING")
 def echo(text: str) -> str:
     return text
 
-uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+if sys.argv[1] == "stdio":
+    server.run("stdio")
+else:
+    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
 """
 
 
@@ -114,12 +123,15 @@ def figures(latencies: list[float], elapsed: float) -> dict[str, float]:
 
 
 @asynccontextmanager
-async def caller(url: str, headers: dict[str, str], name: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
-    """One SDK ``Client`` (2026-07-28) on one shared HTTP client; yields a function making one call."""
+async def caller(url: str | StdioServerParameters, headers: dict[str, str],
+                 name: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
+    """One SDK ``Client`` (2026-07-28) on one shared HTTP client, or over stdio to a child it starts;
+    yields a function making one call."""
     limits = httpx2.Limits(max_connections=64, max_keepalive_connections=64)
     async with (
         httpx2.AsyncClient(headers=headers, limits=limits, timeout=60) as http,
-        Client(streamable_http_client(url, http_client=http), mode="2026-07-28", cache=None) as client,
+        Client(url if isinstance(url, StdioServerParameters) else streamable_http_client(url, http_client=http),
+               mode="2026-07-28", cache=None) as client,
     ):
         await client.list_tools()
 
@@ -132,7 +144,7 @@ async def caller(url: str, headers: dict[str, str], name: str) -> AsyncIterator[
         yield one
 
 
-async def run_both(direct_url: str, via_url: str, auth: dict[str, str], calls: int,
+async def run_both(direct_url: str | StdioServerParameters, via_url: str, auth: dict[str, str], calls: int,
                    rounds: int) -> dict[str, Any]:
     """Both sides, interleaved: each round runs a block of each side at each concurrency, the side that
     goes first alternating, so drift in the machine's speed during the run reaches both sides alike."""
@@ -157,28 +169,38 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=400, help="calls at concurrency 1 (x4 at 16)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved blocks of each side (default 5)")
+    parser.add_argument("--transport", choices=["http", "stdio"], default="http",
+                        help="how the upstream is reached (default http)")
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
-    with tempfile.TemporaryDirectory() as home:
+    with tempfile.TemporaryDirectory() as home, contextlib.ExitStack() as stack:
         env = {**os.environ, "TOOLVET_HOME": home, "TOOLVET_DATABASE_URL": f"sqlite:///{Path(home)}/bench.sqlite3"}
         env.pop("TOOLVET_SECRET_KEY", None)
         up_port, tv_port = free_port(), free_port()
-        upstream = f"http://127.0.0.1:{up_port}/mcp"
-        with process([sys.executable, "-c", UPSTREAM, str(up_port)], env):
+        upstream: str | StdioServerParameters
+        if options.transport == "stdio":
+            script = Path(home) / "upstream.py"
+            script.write_text(UPSTREAM)
+            upstream = StdioServerParameters(command=sys.executable, args=[str(script), "stdio"])
+            registration = ["--command", sys.executable, "--arg", str(script), "--arg", "stdio"]
+        else:
+            upstream = f"http://127.0.0.1:{up_port}/mcp"
+            stack.enter_context(process([sys.executable, "-c", UPSTREAM, str(up_port)], env))
             wait_http(upstream)
-            toolvet(env, "db", "upgrade")
-            toolvet(env, "server", "add", "up", "--url", upstream)
-            toolvet(env, "discover", "up")
-            toolvet(env, "review", "up/echo")
-            token = json.loads(toolvet(env, "token", "create", "--role", "consumer", "--user", "bench",
-                                       "--json"))["token"]
-            with process([sys.executable, "-m", "toolvet", "serve", "--port", str(tv_port)], env):
-                base = f"http://127.0.0.1:{tv_port}"
-                wait_http(base)
-                auth = {"Authorization": f"Bearer {token}"}
-                put = httpx2.put(f"{base}/api/v1/users/bench/permission-mode", json={"mode": "allow"}, headers=auth)
-                put.raise_for_status()
-                both = anyio.run(run_both, upstream, f"{base}/mcp", auth, options.calls, options.rounds)
+            registration = ["--url", upstream]
+        toolvet(env, "db", "upgrade")
+        toolvet(env, "server", "add", "up", *registration)
+        toolvet(env, "discover", "up")
+        toolvet(env, "review", "up/echo")
+        token = json.loads(toolvet(env, "token", "create", "--role", "consumer", "--user", "bench",
+                                   "--json"))["token"]
+        with process([sys.executable, "-m", "toolvet", "serve", "--port", str(tv_port)], env):
+            base = f"http://127.0.0.1:{tv_port}"
+            wait_http(base)
+            auth = {"Authorization": f"Bearer {token}"}
+            put = httpx2.put(f"{base}/api/v1/users/bench/permission-mode", json={"mode": "allow"}, headers=auth)
+            put.raise_for_status()
+            both = anyio.run(run_both, upstream, f"{base}/mcp", auth, options.calls, options.rounds)
     direct, via = both["direct"], both["toolvet"]
     ratios = {"p50_c1": via["c1"]["p50_ms"] / direct["c1"]["p50_ms"],
               "calls_per_s_c16": via["c16"]["calls_per_s"] / direct["c16"]["calls_per_s"]}
@@ -188,10 +210,11 @@ def main() -> int:
                             for v, d in zip(via["c16"]["rounds"], direct["c16"]["rounds"], strict=True)],
     }
     report = {"direct": direct, "toolvet": via, "ratios": ratios, "ratios_per_round": per_round,
-              "targets": {"p50_c1": "<= 2.0", "calls_per_s_c16": ">= 0.5"}}
+              "transport": options.transport, "targets": {"p50_c1": "<= 2.0", "calls_per_s_c16": ">= 0.5"}}
     if options.json:
         print(json.dumps(report, indent=2))
         return 0
+    print(f"upstream over {options.transport}")
     print(f"{'':10} {'conc':>4} {'p50 ms':>8} {'p99 ms':>8} {'calls/s':>9}")
     for label, side in (("direct", direct), ("toolvet", via)):
         for key, conc in (("c1", 1), ("c16", 16)):
