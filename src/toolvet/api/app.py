@@ -12,6 +12,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from toolvet import __version__
 from toolvet.api import errors
 from toolvet.api.deps import get_principal
+from toolvet.api.errors import UnexpectedErrors
+from toolvet.api.limits import RequestLimits
 from toolvet.api.routes import ROUTERS
 from toolvet.console import mount_console
 from toolvet.services.context import Context
@@ -61,8 +63,9 @@ class ToolvetAPI(FastAPI):
     A ``tools/call`` through ``/mcp`` is the latency-critical request; the stack's six layers
     (Starlette's error and exception middleware, FastAPI's body limit and exit stack, toolvet's
     error logging, the router) each wrap the request and every ``send`` of its response. ``/mcp``
-    needs none of them: the gateway enforces its own body limit (the SDK's) and access, and is wrapped
-    in :class:`~toolvet.api.errors.UnexpectedErrors` only. Any other path, ``/mcp`` under a proxy's
+    needs none of them: the gateway enforces its own access, and is wrapped in
+    :class:`~toolvet.api.errors.UnexpectedErrors` and the request limits
+    (:class:`~toolvet.api.limits.RequestLimits`) only. Any other path, ``/mcp`` under a proxy's
     prefix included, takes the stack and the router, where ``/mcp`` is routed too.
     """
 
@@ -90,6 +93,8 @@ def create_app(ctx: Context) -> ToolvetAPI:
         lifespan=lifespan,
     )
     app.state.ctx = ctx
+    limits = {"max_bytes": ctx.settings.max_body_bytes, "max_depth": ctx.settings.max_json_depth}
+    app.add_middleware(RequestLimits, **limits)  # type: ignore[arg-type]  # inside the error logging
     errors.install(app)
     app.add_api_route("/healthz", healthz, methods=["GET"], tags=["health"])
     for router in ROUTERS:
@@ -98,4 +103,6 @@ def create_app(ctx: Context) -> ToolvetAPI:
     from toolvet.gateway.endpoint import mount_gateway
 
     mount_gateway(app, ctx)
+    if isinstance(app.mcp_app, UnexpectedErrors):  # /mcp skips the stack: the same bounds, its own shape
+        app.mcp_app.app = RequestLimits(app.mcp_app.app, mcp=True, **limits)
     return app
