@@ -13,6 +13,7 @@ from toolvet import __version__
 from toolvet.api import errors
 from toolvet.api.deps import get_principal
 from toolvet.api.errors import UnexpectedErrors
+from toolvet.api.headers import SecurityHeaders
 from toolvet.api.limits import RequestLimits
 from toolvet.api.routes import ROUTERS
 from toolvet.console import mount_console
@@ -96,6 +97,7 @@ def create_app(ctx: Context) -> ToolvetAPI:
     limits = {"max_bytes": ctx.settings.max_body_bytes, "max_depth": ctx.settings.max_json_depth}
     app.add_middleware(RequestLimits, **limits)  # type: ignore[arg-type]  # inside the error logging
     errors.install(app)
+    app.add_middleware(SecurityHeaders)  # outermost of toolvet's: a refusal or a 500 carries them too
     app.add_api_route("/healthz", healthz, methods=["GET"], tags=["health"])
     for router in ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(get_principal)])
