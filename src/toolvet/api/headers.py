@@ -22,7 +22,7 @@ CONSOLE_POLICY: Final = (
 API_POLICY: Final = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 DOCS_CDN: Final = "https://cdn.jsdelivr.net"
 DOCS_POLICY: Final = (
-    f"default-src 'none'; script-src {DOCS_CDN} 'unsafe-inline'; style-src {DOCS_CDN}; "
+    f"default-src 'none'; script-src {DOCS_CDN} 'unsafe-inline'; style-src {DOCS_CDN} 'unsafe-inline'; "
     "img-src 'self' data: https://fastapi.tiangolo.com; connect-src 'self'; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'none'"
 )
