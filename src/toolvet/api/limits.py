@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.responses import JSONResponse
@@ -98,9 +97,8 @@ class RequestLimits:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = Headers(scope=scope)
-        length = headers.get("content-length")
-        if (length is None and "transfer-encoding" not in headers) or length == "0":
+        length, chunked, _ = _body_headers(scope)
+        if (length is None and not chunked) or length == b"0":
             await self.app(scope, receive, send)  # no body: HTTP/1.1 has one only with either header
             return
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
@@ -110,7 +108,7 @@ class RequestLimits:
 
     async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
         mcp = self.mcp or is_mcp_path(scope["path"])
-        kind = Headers(scope=scope).get("content-type", "").split(";", 1)[0].strip().lower()
+        kind = _body_headers(scope)[2].decode("latin-1").split(";", 1)[0].strip().lower()
         if not mcp and kind.startswith(_FORMS):
             await self.app(scope, receive, send)
             return
@@ -134,6 +132,23 @@ class RequestLimits:
             await self._refuse(scope, 400)(scope, receive, send)
             return
         await self.app(scope, _replay(body, receive), send)
+
+
+def _body_headers(scope: Scope) -> tuple[bytes | None, bool, bytes]:
+    """Content-Length, whether Transfer-Encoding is set, and Content-Type, from one pass over the
+    raw headers (this runs ahead of every ``/mcp`` request)."""
+    length: bytes | None = None
+    chunked = False
+    kind = b""
+    for name, value in scope["headers"]:
+        name = name.lower()
+        if name == b"content-length":
+            length = value
+        elif name == b"transfer-encoding":
+            chunked = True
+        elif name == b"content-type":
+            kind = value
+    return length, chunked, kind
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
