@@ -94,8 +94,8 @@ def create_app(ctx: Context) -> ToolvetAPI:
         lifespan=lifespan,
     )
     app.state.ctx = ctx
-    limits = {"max_bytes": ctx.settings.max_body_bytes, "max_depth": ctx.settings.max_json_depth}
-    app.add_middleware(RequestLimits, **limits)  # type: ignore[arg-type]  # inside the error logging
+    max_bytes, max_depth = ctx.settings.max_body_bytes, ctx.settings.max_json_depth
+    app.add_middleware(RequestLimits, max_bytes=max_bytes, max_depth=max_depth)  # inside the error logging
     errors.install(app)
     app.add_middleware(SecurityHeaders)  # outermost of toolvet's: a refusal or a 500 carries them too
     app.add_api_route("/healthz", healthz, methods=["GET"], tags=["health"])
@@ -106,5 +106,5 @@ def create_app(ctx: Context) -> ToolvetAPI:
 
     mount_gateway(app, ctx)
     if isinstance(app.mcp_app, UnexpectedErrors):  # /mcp skips the stack: the same bounds, its own shape
-        app.mcp_app.app = RequestLimits(app.mcp_app.app, mcp=True, **limits)
+        app.mcp_app.app = RequestLimits(app.mcp_app.app, max_bytes=max_bytes, max_depth=max_depth, mcp=True)
     return app
