@@ -98,7 +98,7 @@ def _recording(app: ASGIApp, sink: list[RecordedRequest]) -> ASGIApp:
                     raw = b"".join(chunks)
                     try:
                         parsed = json.loads(raw) if raw else None
-                    except ValueError:
+                    except (ValueError, RecursionError):  # not JSON, or nested past the parser's reach
                         parsed = None
                     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
                     sink.append(RecordedRequest(scope["method"], scope["path"], headers, parsed))

@@ -74,6 +74,30 @@ class Settings(BaseSettings):
         default=None, description="URL of an external OAuth authorization server that issues the tokens clients "
         "present, named in the protected-resource metadata. Unset: toolvet names itself, and serves RFC 8414 "
         "metadata that says its tokens are issued by an operator (`toolvet token create`).")
+    # Bounds on what clients send and what toolvet keeps (docs/api.md, "Limits").
+    max_body_bytes: int = Field(
+        default=1024 * 1024, ge=1, description="Largest request body (bytes) accepted by the REST API, the "
+        "console and `/mcp`; a bigger one is refused with 413 before it is read further.",
+    )
+    max_json_depth: int = Field(
+        default=64, ge=1, description="Deepest nesting of arrays and objects accepted in a JSON request body.",
+    )
+    max_argument_bytes: int = Field(
+        default=1024 * 1024, ge=1, description="Largest `arguments` of a call (compact JSON, bytes); a bigger "
+        "call is refused, and stored arguments never exceed it.",
+    )
+    max_stored_result_bytes: int = Field(
+        default=256 * 1024, ge=1, description="Largest call result (compact JSON, bytes) stored with the call; "
+        "a bigger one is stored truncated, with a marker, while the caller still receives it whole.",
+    )
+    call_retention_days: float = Field(
+        default=30.0, ge=0, description="Days a finished call's row is kept before the scheduler prunes it; "
+        "0 keeps calls forever.",
+    )
+    call_audit_retention_days: float = Field(
+        default=30.0, ge=0, description="Days the audit entries that record calls (`call.pending`, `call.run`, "
+        "`call.invalid`) are kept; operators' actions are kept forever. 0 keeps them forever.",
+    )
 
     def resolved_database_url(self) -> str:
         """The database URL to use, with the embedded SQLite default and psycopg 3 as PostgreSQL driver."""

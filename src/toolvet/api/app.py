@@ -12,6 +12,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from toolvet import __version__
 from toolvet.api import errors
 from toolvet.api.deps import get_principal
+from toolvet.api.errors import UnexpectedErrors
+from toolvet.api.headers import SecurityHeaders
+from toolvet.api.limits import RequestLimits
 from toolvet.api.routes import ROUTERS
 from toolvet.console import mount_console
 from toolvet.services.context import Context
@@ -61,8 +64,9 @@ class ToolvetAPI(FastAPI):
     A ``tools/call`` through ``/mcp`` is the latency-critical request; the stack's six layers
     (Starlette's error and exception middleware, FastAPI's body limit and exit stack, toolvet's
     error logging, the router) each wrap the request and every ``send`` of its response. ``/mcp``
-    needs none of them: the gateway enforces its own body limit (the SDK's) and access, and is wrapped
-    in :class:`~toolvet.api.errors.UnexpectedErrors` only. Any other path, ``/mcp`` under a proxy's
+    needs none of them: the gateway enforces its own access, and is wrapped in
+    :class:`~toolvet.api.errors.UnexpectedErrors` and the request limits
+    (:class:`~toolvet.api.limits.RequestLimits`) only. Any other path, ``/mcp`` under a proxy's
     prefix included, takes the stack and the router, where ``/mcp`` is routed too.
     """
 
@@ -90,7 +94,10 @@ def create_app(ctx: Context) -> ToolvetAPI:
         lifespan=lifespan,
     )
     app.state.ctx = ctx
+    max_bytes, max_depth = ctx.settings.max_body_bytes, ctx.settings.max_json_depth
+    app.add_middleware(RequestLimits, max_bytes=max_bytes, max_depth=max_depth)  # inside the error logging
     errors.install(app)
+    app.add_middleware(SecurityHeaders)  # outermost of toolvet's: a refusal or a 500 carries them too
     app.add_api_route("/healthz", healthz, methods=["GET"], tags=["health"])
     for router in ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(get_principal)])
@@ -98,4 +105,6 @@ def create_app(ctx: Context) -> ToolvetAPI:
     from toolvet.gateway.gateway import mount_gateway
 
     mount_gateway(app, ctx)
+    if isinstance(app.mcp_app, UnexpectedErrors):  # /mcp skips the stack: the same bounds, its own shape
+        app.mcp_app.app = RequestLimits(app.mcp_app.app, max_bytes=max_bytes, max_depth=max_depth, mcp=True)
     return app

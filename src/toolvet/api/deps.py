@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from toolvet.schemas.common import MAX_LIMIT
+from toolvet.schemas.common import MAX_LIMIT, MAX_OFFSET
 from toolvet.services import tokens
 from toolvet.services.auth import Principal
 from toolvet.services.context import Context
@@ -34,4 +34,4 @@ def get_principal(
 ContextDep = Annotated[Context, Depends(get_context)]
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Most items in the page.")]
-Offset = Annotated[int, Query(ge=0, description="Items skipped before the page.")]
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Items skipped before the page.")]

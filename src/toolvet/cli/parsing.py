@@ -60,3 +60,5 @@ def json_document(value: str | None, option: str) -> Any:
         raise InvalidInput(
             f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", option
         ) from None
+    except RecursionError:  # the parser recurses: a document nested thousands deep ends it
+        raise InvalidInput("JSON nested too deep to read", option) from None

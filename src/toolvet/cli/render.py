@@ -22,7 +22,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from toolvet.schemas.common import MAX_LIMIT, Page
+from toolvet.schemas.common import MAX_LIMIT, MAX_OFFSET, Page
 from toolvet.schemas.servers import ServerOut, Transport
 from toolvet.schemas.tools import AuditOut, DefinitionOut, TokenCreated, TokenOut, ToolOut
 
@@ -31,7 +31,9 @@ M = TypeVar("M", bound=BaseModel)
 # Options shared by every command that shows data.
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the REST API's JSON representation.")]
 LimitOption = Annotated[int, typer.Option("--limit", min=1, max=MAX_LIMIT, help="Most items to show.")]
-OffsetOption = Annotated[int, typer.Option("--offset", min=0, help="Items to skip before the first shown.")]
+OffsetOption = Annotated[
+    int, typer.Option("--offset", min=0, max=MAX_OFFSET, help="Items to skip before the first shown.")
+]
 
 DASH = "—"
 # Wide enough that a table piped to a file or grep is not wrapped; a terminal uses its own width.

@@ -2,24 +2,37 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from toolvet.jsontext import compact
 
 
+def private_sqlite_file(path: Path) -> None:
+    """Create the database file (and its directory) readable by its owner alone, unless it exists.
+
+    SQLite gives the ``-wal`` and ``-shm`` files the permissions of the database file, so they are
+    0600 too. The file holds tool results, call arguments and token hashes: no other local user
+    should read it whatever the process's umask. An existing file is left as its owner set it."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; for SQLite, the parent directory is created and foreign keys enforced.
-    JSON columns are written as :func:`toolvet.jsontext.compact` text on both databases."""
+    """An engine for ``url``; for SQLite, the file is created private (:func:`private_sqlite_file`) and
+    foreign keys enforced. JSON columns are written as :func:`toolvet.jsontext.compact` text on both
+    databases."""
     if url.startswith("sqlite"):
-        path = url.split("///", 1)[1] if "///" in url else ""
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        path = make_url(url).database or ""
+        if path and path != ":memory:" and not path.startswith("file:"):
+            private_sqlite_file(Path(path))
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, json_serializer=compact)
 
         @event.listens_for(engine, "connect")

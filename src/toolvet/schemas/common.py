@@ -10,6 +10,8 @@ from pydantic import BaseModel
 T = TypeVar("T")
 
 MAX_LIMIT = 1000
+#: Far past any real list, and inside every database's integer (SQLite's OFFSET is a signed 64-bit one).
+MAX_OFFSET = 1_000_000_000
 
 
 class Page(BaseModel, Generic[T]):

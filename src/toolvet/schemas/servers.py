@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar, Self
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -33,10 +35,54 @@ SERVER_READ_ONLY = {
 }
 
 
+#: RFC 9110 field names are tokens; values hold no CR, LF, NUL or other control character but tab.
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+#: Headers that frame the HTTP message or belong to one connection: toolvet's HTTP client sets them,
+#: and one smuggled in from the registry could split or redirect a request.
+FRAMING_HEADERS = frozenset({
+    "host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer",
+    "proxy-connection",
+})
+
+
 def _check_url(url: str | None) -> str | None:
-    if url is not None and not (url.startswith("http://") or url.startswith("https://")):
+    if url is None:
+        return url
+    if _BAD_VALUE.search(url) or " " in url or "\t" in url:
+        raise ValueError("must not contain spaces or control characters")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parses the port, raising on a bad one
+    except ValueError as exc:
+        raise ValueError(f"is not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https"):
         raise ValueError("must be an http:// or https:// URL")
+    if not parts.hostname:
+        raise ValueError("must name a host (http://HOST/...)")
     return url
+
+
+def _check_headers(headers: dict[str, str] | None) -> dict[str, str] | None:
+    for name, value in (headers or {}).items():
+        if not _TOKEN.fullmatch(name):
+            raise ValueError(f"{name!r} is not a valid header name (letters, digits and !#$%&'*+-.^_`|~)")
+        if name.lower() in FRAMING_HEADERS:
+            raise ValueError(f"{name!r} may not be set: toolvet's HTTP client sets it")
+        if _BAD_VALUE.search(value):
+            raise ValueError(f"the value of {name!r} holds a control character (CR, LF, NUL...)")
+    return headers
+
+
+def _check_no_nul(value: Any) -> Any:
+    """Launch fields of stdio servers: a NUL cannot be passed to a process."""
+    if isinstance(value, dict):
+        texts = [*value.keys(), *value.values()]
+    else:
+        texts = value if isinstance(value, list) else [value]
+    if any(isinstance(text, str) and "\x00" in text for text in texts):
+        raise ValueError("must not contain a NUL character")
+    return value
 
 
 def _check_name(name: str) -> str:
@@ -64,6 +110,8 @@ class _ServerFields(BaseModel):
     remove_stale: bool | None = None
 
     _check_url = field_validator("url")(classmethod(lambda cls, v: _check_url(v)))
+    _check_headers = field_validator("headers")(classmethod(lambda cls, v: _check_headers(v)))
+    _check_no_nul = field_validator("command", "args", "env", "cwd")(classmethod(lambda cls, v: _check_no_nul(v)))
 
     @model_validator(mode="before")
     @classmethod

@@ -1,8 +1,11 @@
-"""The append-only audit log: who did what to which object, with the before and after."""
+"""The audit log: who did what to which object, with the before and after (each bounded in size).
+
+Operators' actions are kept forever; the entries that only record calls are pruned after
+``call_audit_retention_days`` (``services.retention``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel
 from sqlalchemy import func, select
@@ -13,7 +16,17 @@ from toolvet.db.types import utcnow
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import AuditOut
 from toolvet.services.auth import Permission, Principal
+from toolvet.services.bounds import bounded_value
 from toolvet.services.context import Context
+
+#: Most bytes (compact JSON) kept of an entry's ``before`` or ``after``: the log records what changed,
+#: not a copy of every body a client sent; a bigger value is kept as a marked prefix (``bounds``).
+MAX_VALUE_BYTES: Final = 64 * 1024
+
+
+def bounded(value: Any) -> Any:
+    """An entry's ``before`` or ``after`` as it is stored."""
+    return bounded_value(value, MAX_VALUE_BYTES) if value is not None else None
 
 
 def snapshot(value: BaseModel | None) -> Any:
@@ -28,8 +41,8 @@ def record(
     session.add(AuditEntry(
         at=utcnow(), actor=actor if isinstance(actor, str) else actor.actor, action=action,
         object_type=object_type, object_id=object_id,
-        before=snapshot(before) if isinstance(before, BaseModel) else before,
-        after=snapshot(after) if isinstance(after, BaseModel) else after,
+        before=bounded(snapshot(before) if isinstance(before, BaseModel) else before),
+        after=bounded(snapshot(after) if isinstance(after, BaseModel) else after),
     ))
 
 

@@ -13,11 +13,12 @@ from sqlalchemy import func, insert, select, update
 
 from toolvet.db.models import AuditEntry, PendingCall
 from toolvet.db.types import utcnow
-from toolvet.errors import Conflict, Forbidden, NotFound
+from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound
 from toolvet.schemas.calls import CallOut, CallStatus
 from toolvet.schemas.common import Page
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal, Role
+from toolvet.services.bounds import bounded_result, bounded_value, json_size
 from toolvet.services.context import Context
 
 log = logging.getLogger("toolvet.calls")
@@ -26,9 +27,29 @@ log = logging.getLogger("toolvet.calls")
 Record = tuple[dict[str, Any] | None, dict[str, Any]]
 
 
+def check_arguments(ctx: Context, arguments: dict[str, Any]) -> None:
+    """Refuse a call whose arguments are over ``max_argument_bytes`` (InvalidInput, naming the limit)."""
+    limit = ctx.settings.max_argument_bytes
+    size = json_size(arguments)
+    if size > limit:
+        raise InvalidInput(f"are {size} bytes of JSON, more than the limit of {limit} "
+                           "(TOOLVET_MAX_ARGUMENT_BYTES)", "arguments")
+
+
+def bounded_row(ctx: Context, row: dict[str, Any]) -> dict[str, Any]:
+    """A call's row as stored: arguments and result within their limits (the caller got them whole)."""
+    settings = ctx.settings
+    arguments, result = row["arguments"], row["result"]
+    kept_arguments = bounded_value(arguments, settings.max_argument_bytes)
+    kept_result = bounded_result(result, settings.max_stored_result_bytes)
+    if kept_arguments is arguments and kept_result is result:
+        return row
+    return {**row, "arguments": kept_arguments, "result": kept_result}
+
+
 def store_pending(ctx: Context, principal: Principal, call: CallOut) -> None:
     with ctx.db.transaction() as session:
-        session.add(PendingCall(**row_of(call)))
+        session.add(PendingCall(**bounded_row(ctx, row_of(call))))
         audit.record(session, principal, "call.pending", "tool", f"tool:{call.server_type}/{call.tool_name}",
                      None, audit_view(call))
 
@@ -72,7 +93,8 @@ def decide_pending(ctx: Context, principal: Principal, call_id: str, status: Cal
 def finish(ctx: Context, call: CallOut) -> None:
     with ctx.db.transaction() as session:
         session.execute(update(PendingCall).where(PendingCall.id == call.id)
-                        .values(status=call.status.value, result=call.result, error=call.error))
+                        .values(status=call.status.value, error=call.error,
+                                result=bounded_result(call.result, ctx.settings.max_stored_result_bytes)))
 
 
 def record(principal: Principal, call: CallOut, action: str, *, store: bool) -> Record:
@@ -91,10 +113,11 @@ def write_records(ctx: Context, batch: list[Record]) -> None:
         # Core, not a Session: these inserts need no unit of work, and the flush shares the GIL with
         # the calls it records.
         with ctx.db.engine.begin() as conn:
-            rows = [row for row, _ in batch if row is not None]
+            rows = [bounded_row(ctx, row) for row, _ in batch if row is not None]
             if rows:
                 conn.execute(insert(PendingCall), rows)
-            conn.execute(insert(AuditEntry), [entry for _, entry in batch])
+            conn.execute(insert(AuditEntry), [{**entry, "after": audit.bounded(entry["after"])}
+                                              for _, entry in batch])
     except Exception:
         log.exception("could not write %d call records", len(batch))
 

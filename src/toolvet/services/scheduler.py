@@ -13,6 +13,7 @@ disabled or now-manual server loses its one, and an edited server (another targe
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import anyio
@@ -24,6 +25,7 @@ from sqlalchemy import or_, select
 from toolvet.db.models import Server
 from toolvet.db.types import utcnow
 from toolvet.discovery.watch import watch_list_changed
+from toolvet.services import retention
 from toolvet.services.context import Context
 from toolvet.services.discovery import OnRun, PassPlan, _plan, limits_from, plan, run_passes
 from toolvet.upstream.target import Target
@@ -32,14 +34,19 @@ log = logging.getLogger("toolvet.scheduler")
 
 #: The scheduler looks for due servers at least this often (seconds), so new servers are picked up.
 MAX_TICK = 30.0
+#: Seconds between prunings of old call records (``services.retention``); the first is on the first tick.
+PRUNE_EVERY = 3600.0
 
 
 class Scheduler:
     """Re-discovers due servers and, debounced, servers that announced a change."""
 
-    def __init__(self, ctx: Context, *, on_run: OnRun | None = None) -> None:
+    def __init__(self, ctx: Context, *, on_run: OnRun | None = None,
+                 on_prune: Callable[[retention.Pruned], None] | None = None) -> None:
         self.ctx = ctx
         self.on_run = on_run  # called with every pass's run report (tests and logging hook in here)
+        self.on_prune = on_prune  # called with what each pruning of old call records removed
+        self._next_prune = 0.0
         self._wake = anyio.Event()
         # name -> (due on the loop clock, signal time)
         self._requested: dict[str, tuple[float, datetime]] = {}
@@ -90,6 +97,7 @@ class Scheduler:
                     await self._once(http)
                 except Exception:  # one bad sweep must not stop keeping the registry current
                     log.exception("scheduled discovery sweep failed")
+                await self._prune()
                 sleep = tick
                 if self._requested:
                     first_due = min(d for d, _ in self._requested.values())
@@ -97,6 +105,21 @@ class Scheduler:
                 with anyio.move_on_after(sleep):
                     await self._wake.wait()
                 self._wake = anyio.Event()
+
+    async def _prune(self) -> None:
+        """Old call records go once every PRUNE_EVERY seconds (bounded batches, off the event loop)."""
+        if anyio.current_time() < self._next_prune:
+            return
+        self._next_prune = anyio.current_time() + PRUNE_EVERY
+        try:
+            pruned = await anyio.to_thread.run_sync(retention.prune, self.ctx)
+        except Exception:  # the database is briefly away: try again next time
+            log.exception("pruning old call records failed")
+            return
+        if pruned.calls or pruned.audit_entries:
+            log.info("pruned %d calls and %d call audit entries", pruned.calls, pruned.audit_entries)
+        if self.on_prune is not None:
+            self.on_prune(pruned)
 
     async def _sync_watchers(self, tg: TaskGroup, http: httpx2.AsyncClient) -> None:
         """One watcher per enabled ``auto`` server: start missing ones, cancel stale ones."""

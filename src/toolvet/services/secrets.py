@@ -19,7 +19,7 @@ def load_key(settings: Settings) -> bytes:
     path = Path(settings.home) / "secret.key"
     if path.exists():
         return path.read_bytes().strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # home: its owner's alone
     key = Fernet.generate_key()
     # O_EXCL: two processes starting at once must not each write a different key.
     try:

@@ -163,6 +163,14 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
         except ValueError as exc:
             field, _, message = str(exc).partition(": ")
             raise InvalidInput(message, field) from None
+        if transport.value != server.transport:
+            # The old transport's fields go with it (headers of an HTTP server must not follow it to
+            # stdio, nor args, env and cwd to HTTP), unless the patch sets them anew.
+            if transport is Transport.STDIO:
+                changes.setdefault("headers", None)
+            else:
+                for key in ("args", "env", "cwd"):
+                    changes.setdefault(key, None)
         server.transport, server.url, server.command = transport.value, url, command
         for key in ("title", "cwd", "enabled", "trust_annotations", "new_tools_enabled",
                     "hold_changed_tools", "remove_stale"):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Response
 
 from toolvet.api.deps import ContextDep, Limit, Offset, PrincipalDep
 from toolvet.schemas.common import Page
@@ -10,6 +12,8 @@ from toolvet.schemas.tools import TokenCreate, TokenCreated, TokenOut
 from toolvet.services import tokens
 
 router = APIRouter(tags=["tokens"])
+#: Token ids are database integers: a bigger one cannot name a token (and would overflow SQLite).
+MAX_TOKEN_ID = 2**63 - 1
 
 
 @router.get("/tokens")
@@ -27,6 +31,7 @@ def create_token(ctx: ContextDep, principal: PrincipalDep, data: TokenCreate) ->
 
 
 @router.delete("/tokens/{token_id}", status_code=204, response_class=Response)
-def revoke_token(ctx: ContextDep, principal: PrincipalDep, token_id: int) -> None:
+def revoke_token(ctx: ContextDep, principal: PrincipalDep,
+                 token_id: Annotated[int, Path(ge=1, le=MAX_TOKEN_ID)]) -> None:
     """Revoke a token; requests carrying it are refused from now on."""
     tokens.revoke_token(ctx, principal, token_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from toolvet.console.visit import Visit
+from toolvet.schemas.common import MAX_OFFSET
 from toolvet.services import audit
 
 PAGE = 100
@@ -13,7 +14,7 @@ PAGE = 100
 async def audit_list(visit: Visit) -> Response:
     actor, object_id = visit.field("actor").strip(), visit.field("object").strip()
     try:
-        offset = max(int(visit.field("offset") or 0), 0)
+        offset = min(max(int(visit.field("offset") or 0), 0), MAX_OFFSET)
     except ValueError:
         offset = 0
     page = await visit.run(
