@@ -236,8 +236,8 @@ class AccessGate:
     async def _refusal(self, scope: Scope, body: bytes, principal: Principal | None) -> JSONResponse | None:
         try:
             parsed = json.loads(body) if body else None
-        except ValueError:
-            return None  # the MCP app answers the parse error itself
+        except (ValueError, RecursionError):
+            return None  # the MCP app answers the parse error itself (the depth limit comes first)
         messages = parsed if isinstance(parsed, list) else [parsed]
         for message in messages:
             if not isinstance(message, dict) or message.get("method") != "tools/call":

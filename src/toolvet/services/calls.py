@@ -265,6 +265,7 @@ class CallService:
         retry's ``inputResponses``/``requestState`` for an upstream that asked for input.
         """
         user, scope = self._who(principal, data)
+        call_store.check_arguments(self.ctx, data.arguments)  # both doors: REST and MCP
         snap = self._snapshot(data.server_type, data.tool_name)
         if snap is None:
             raise NotFound(f"tool {data.server_type}/{data.tool_name} not found")
