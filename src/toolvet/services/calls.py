@@ -136,12 +136,14 @@ class CallService:
         self._modes.clear()
         self._servers.clear()
 
-    def _snapshot(self, server: str, tool: str) -> _Snapshot | None:
+    async def _snapshot(self, server: str, tool: str) -> _Snapshot | None:
+        """What a call of the tool needs to know, cached; a miss reads the registry in a worker thread,
+        never on the event loop that serves every MCP session."""
         now = time.monotonic()
         hit = self._tools.get((server, tool))
         if hit is not None and hit[0] > now:
             return hit[1]
-        snap = self._read_snapshot(server, tool)
+        snap = await anyio.to_thread.run_sync(self._read_snapshot, server, tool)
         self._tools[(server, tool)] = (now + CACHE_SECONDS, snap)
         return snap
 
@@ -201,12 +203,6 @@ class CallService:
                 return None, None
             return target_of(self.ctx, row), row.capabilities
 
-    def target_of(self, server: str, tool: str) -> Target | None:
-        """Where a tool's server is reached (cached like a call's read); None for unknown or host tools.
-        The gateway forwards ``resources/read`` of a tool's ``ui://`` resource there."""
-        snap = self._snapshot(server, tool)
-        return snap.target if snap is not None else None
-
     def _mode(self, user: str) -> PermissionMode:
         now = time.monotonic()
         hit = self._modes.get(user)
@@ -225,7 +221,13 @@ class CallService:
         self._policy[scope] = (now + CACHE_SECONDS, disabled, index)
         return disabled, index
 
-    def decision(self, user: str, scope: str, snap: _Snapshot) -> Decision:
+    async def decision(self, user: str, scope: str, snap: _Snapshot) -> Decision:
+        """The policy's decision for this user and scope, its inputs read off the event loop on a miss."""
+        now = time.monotonic()
+        if (hit := self._policy.get(scope)) is None or hit[0] <= now:
+            await anyio.to_thread.run_sync(self._scope, scope)
+        if (seen := self._modes.get(user)) is None or seen[0] <= now:
+            await anyio.to_thread.run_sync(self._mode, user)
         disabled_map, index = self._scope(scope)
         facts = snap.facts
         disabled = facts.name in disabled_map.get(facts.server_type, ())
@@ -266,10 +268,10 @@ class CallService:
         """
         user, scope = self._who(principal, data)
         call_store.check_arguments(self.ctx, data.arguments)  # both doors: REST and MCP
-        snap = self._snapshot(data.server_type, data.tool_name)
+        snap = await self._snapshot(data.server_type, data.tool_name)
         if snap is None:
             raise NotFound(f"tool {data.server_type}/{data.tool_name} not found")
-        decision = self.decision(user, scope, snap)
+        decision = await self.decision(user, scope, snap)
         if decision.refused:
             raise Forbidden(f"call to {data.server_type}/{data.tool_name} refused: " + "; ".join(decision.reasons))
         now = utcnow()
@@ -418,7 +420,7 @@ class CallService:
         if allow_always:
             await anyio.to_thread.run_sync(self._allow_always, principal, call)
         self._wake(call_id)
-        snap = self._snapshot(call.server_type, call.tool_name)
+        snap = await self._snapshot(call.server_type, call.tool_name)
         if snap is None or snap.facts.fingerprint != call.fingerprint:
             # The tool changed (or went) between the request and the approval: what was approved is gone.
             call = call.model_copy(update={"status": CallStatus.FAILED, "error": "the tool's definition changed "

@@ -68,9 +68,11 @@ class PassWriter(Protocol):
 
 
 class InlineWriter:
-    """The steps in this process: tiny ones on the event loop, a full reconcile in a worker thread,
-    one at a time (``limiter``): the pass is CPU-bound under the GIL, so more threads add no
-    throughput and only fight the event loop for the GIL and each other for SQLite's write lock."""
+    """The steps in this process, each in a worker thread, one at a time (``limiter``): the pass is
+    CPU-bound under the GIL, so more threads add no throughput and only fight the event loop for the
+    GIL and each other for SQLite's write lock. Never on the event loop itself: every step writes, and
+    a write waits for a lock another process may hold (SQLite's busy timeout is 30 s), which would stall
+    every MCP session this process serves."""
 
     def __init__(self, ctx: Context, limiter: anyio.CapacityLimiter | None = None) -> None:
         self.ctx = ctx
@@ -78,18 +80,13 @@ class InlineWriter:
 
     async def begin(self, passes: Sequence[tuple[str, int]], lease_seconds: float,
                     since: datetime | None) -> list[str | None]:
-        # A few small statements: on the loop, a thread hop would cost more than they do.
-        async with self.limiter:
-            return begin_passes(self.ctx.db, passes, lease_seconds, since)
+        return await anyio.to_thread.run_sync(begin_passes, self.ctx.db, passes, lease_seconds, since,
+                                              limiter=self.limiter)
 
     async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
                     lease_key: str, *, likely_unchanged: bool) -> DiscoveryRunOut:
         apply = partial(apply_listing, self.ctx, server_id, name, listing, started, trigger, lease_key=lease_key)
-        if likely_unchanged:
-            # The no-change fast path is a handful of statements (apply_listing re-checks the key in
-            # its transaction): cheaper on the loop than a hop to a thread that waits for the GIL.
-            async with self.limiter:
-                return apply()
+        # likely_unchanged or not, the step writes: it goes to the thread (the flag serves ProcessWriter).
         return await anyio.to_thread.run_sync(apply, limiter=self.limiter)
 
     async def release(self, key: str) -> None:
