@@ -6,7 +6,7 @@ import httpx2
 import pytest
 
 from toolvet.api.app import create_app
-from toolvet.api.errors import UnexpectedErrors
+from toolvet.web import UnexpectedErrors
 
 pytestmark = pytest.mark.anyio
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -12,12 +11,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from toolvet import __version__
 from toolvet.api import errors
 from toolvet.api.deps import get_principal
-from toolvet.api.errors import UnexpectedErrors
 from toolvet.api.headers import SecurityHeaders
 from toolvet.api.limits import RequestLimits
 from toolvet.api.routes import ROUTERS
 from toolvet.console import mount_console
+from toolvet.gateway.gateway import gateway_lifetime, mount_gateway
+from toolvet.services.calls import CallService
 from toolvet.services.context import Context
+from toolvet.web import UnexpectedErrors
 
 API_PREFIX = "/api/v1"
 
@@ -27,34 +28,11 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-#: Async context managers entered for the app's lifetime, each given the app: the call service,
-#: then the MCP gateway's session manager. Adding a long-lived part is one entry here.
-LIFETIME: list[Callable[[FastAPI], Any]] = []
-
-
-def _calls(app: FastAPI) -> Any:
-    from toolvet.services.calls import CallService
-
-    return CallService(app.state.ctx)
-
-
-LIFETIME.append(_calls)
-
-
-def _gateway(app: FastAPI) -> Any:
-    from toolvet.gateway.gateway import gateway_lifetime
-
-    return gateway_lifetime(app)
-
-
-LIFETIME.append(_gateway)
-
-
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    async with AsyncExitStack() as stack:
-        for part in LIFETIME:
-            await stack.enter_async_context(part(app))
+    """The app's long-lived parts, in order: the call service, then the MCP gateway that forwards
+    through it (stopped in reverse)."""
+    async with CallService(app.state.ctx), gateway_lifetime(app):
         yield
 
 
@@ -102,8 +80,6 @@ def create_app(ctx: Context) -> ToolvetAPI:
     for router in ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(get_principal)])
     mount_console(app, ctx)
-    from toolvet.gateway.gateway import mount_gateway
-
     mount_gateway(app, ctx)
     if isinstance(app.mcp_app, UnexpectedErrors):  # /mcp skips the stack: the same bounds, its own shape
         app.mcp_app.app = RequestLimits(app.mcp_app.app, max_bytes=max_bytes, max_depth=max_depth, mcp=True)

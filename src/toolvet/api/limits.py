@@ -20,7 +20,7 @@ from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from toolvet.api.errors import error_body
+from toolvet.web import error_body
 
 #: A JSON string (escapes included) or a bracket: brackets inside strings do not nest anything.
 _STRING_OR_BRACKET: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)

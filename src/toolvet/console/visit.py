@@ -22,11 +22,11 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from toolvet.api.errors import status_for
 from toolvet.console.session import COOKIE, MAX_AGE, Session, open_cookie, principal_for
 from toolvet.errors import ToolvetError
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
+from toolvet.web import status_for
 
 T = TypeVar("T")
 PREFIX = "/console"

@@ -31,7 +31,6 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from toolvet.api.errors import UnexpectedErrors
 from toolvet.gateway.access import (
     AUTHORIZATION_SERVER_PATH,
     METADATA_PATH,
@@ -44,6 +43,7 @@ from toolvet.gateway.host_tools import register_host_tools
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View
 from toolvet.services.calls import HOST_SERVER, CallService
 from toolvet.services.context import Context
+from toolvet.web import UnexpectedErrors
 
 __all__ = ["Gateway", "gateway_lifetime", "mount_gateway"]
 
@@ -70,7 +70,7 @@ class Gateway:
     def service(self) -> CallService:
         service = self.ctx.calls
         if not isinstance(service, CallService):
-            raise RuntimeError("the gateway needs a running CallService (api/app.py LIFETIME)")
+            raise RuntimeError("the gateway needs a running CallService (api.app.lifespan)")
         return service
 
     @asynccontextmanager
@@ -222,6 +222,6 @@ def mount_gateway(app: FastAPI, ctx: Context) -> Gateway:
 
 
 def gateway_lifetime(app: FastAPI) -> Any:
-    """The LIFETIME entry: runs the app's gateway (after the call service is entered)."""
+    """Runs the app's gateway for the app's lifespan (entered after the call service)."""
     gateway: Gateway = app.state.gateway
     return gateway.run()

@@ -21,13 +21,11 @@ from typing import Any, Final
 import anyio.to_thread
 import mcp.types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from sqlalchemy import select
 
-from toolvet.db.models import Server, Tool
 from toolvet.gateway.access import Requirement, requirement
 from toolvet.services.calls import HOST_SERVER, CallService
 from toolvet.services.context import Context
-from toolvet.services.tools import TOOL_RECORDS, sql_offered
+from toolvet.services.tools import offered_rows
 
 CACHE_SECONDS: Final = 1.0
 #: Fields of an advertised tool the gateway passes on (the SDK's models drop any other).
@@ -188,27 +186,7 @@ class OfferedCache:
 
     def _read(self) -> Offered:
         tools: list[OfferedTool] = []
-        query = (
-            select(
-                Server.name,
-                Tool.name,
-                Tool.title,
-                Tool.description,
-                Tool.input_schema,
-                Tool.output_schema,
-                Tool.annotations,
-                Tool.icons,
-                Tool.meta,
-                Tool.definition,
-                Tool.definition_fingerprint,
-            )
-            .select_from(TOOL_RECORDS)
-            .join(Server, Tool.server_id == Server.id)
-            .where(sql_offered())
-        )
-        with self.ctx.db.transaction() as session:
-            rows = session.execute(query).all()
-        for row in rows:
+        for row in offered_rows(self.ctx):
             server, name, definition, fingerprint = row[0], row[1], row[9], row[10]
             full = f"{server}_{name}"
             columns = dict(

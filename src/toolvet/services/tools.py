@@ -6,6 +6,7 @@ expressions below need it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -243,3 +244,18 @@ def count_offered(ctx: Context) -> int:
             .where(sql_offered())
         ) or 0
 
+
+def offered_rows(ctx: Context) -> Sequence[Any]:
+    """Every offered tool, for the gateway's listing: (server, name, title, description, input_schema,
+    output_schema, annotations, icons, meta, definition, fingerprint), in one query."""
+    query = (
+        select(
+            Server.name, Tool.name, Tool.title, Tool.description, Tool.input_schema, Tool.output_schema,
+            Tool.annotations, Tool.icons, Tool.meta, Tool.definition, Tool.definition_fingerprint,
+        )
+        .select_from(TOOL_RECORDS)
+        .join(Server, Tool.server_id == Server.id)
+        .where(sql_offered())
+    )
+    with ctx.db.transaction() as session:
+        return session.execute(query).all()
