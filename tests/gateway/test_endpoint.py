@@ -147,11 +147,15 @@ async def test_a_modern_call_finds_its_input_schema_without_listing_every_tool(t
 def test_the_sdk_tracing_span_is_off_unless_asked_for(ctx):
     from mcp.server._otel import OpenTelemetryMiddleware
 
-    from toolvet.gateway.gateway import Gateway
+    from toolvet.gateway.access import TokenCache
+    from toolvet.gateway.endpoint import Endpoint
+    from toolvet.gateway.offered import OfferedCache
+    from toolvet.services.calls import CallService
 
-    def traced(gateway: Gateway) -> bool:
-        return any(isinstance(m, OpenTelemetryMiddleware) for m in gateway.server.middleware)
+    def traced() -> bool:
+        endpoint = Endpoint(CallService(ctx), OfferedCache(ctx), TokenCache(ctx))
+        return any(isinstance(m, OpenTelemetryMiddleware) for m in endpoint.server.middleware)
 
-    assert not traced(Gateway(ctx))
+    assert not traced()
     ctx.settings = ctx.settings.model_copy(update={"gateway_tracing": True})
-    assert traced(Gateway(ctx))
+    assert traced()

@@ -68,10 +68,9 @@ class Gateway:
         self.announced = 0  # how many list changes were announced (tests and logs)
 
     def service(self) -> CallService:
-        service = self.ctx.calls
-        if not isinstance(service, CallService):
+        if self.ctx.calls is None:
             raise RuntimeError("the gateway needs a running CallService (api.app.lifespan)")
-        return service
+        return self.ctx.calls
 
     @asynccontextmanager
     async def run(self) -> AsyncIterator[None]:
@@ -168,20 +167,6 @@ class Gateway:
         self.announced += 1
         for endpoint in self.endpoints():
             await endpoint.announce()
-
-    @property
-    def server(self) -> Any:
-        """The aggregate endpoint's SDK server (tests read its middleware)."""
-        if self.aggregate is None:
-            self.aggregate = Endpoint(_Unstarted(self.ctx), self.offered, self.tokens, AGGREGATE)  # type: ignore[arg-type]
-        return self.aggregate.server
-
-
-class _Unstarted:
-    """Stands in for the call service of a gateway that is not running, so its server can be inspected."""
-
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
 
 
 async def _unavailable(scope: Scope, receive: Receive, send: Send) -> None:

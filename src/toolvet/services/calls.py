@@ -495,7 +495,7 @@ class CallService:
 def service(ctx: Context) -> CallService:
     if ctx.calls is None:
         raise Conflict("calls are served only by a running toolvet server (toolvet serve)")
-    return ctx.calls  # type: ignore[no-any-return]
+    return ctx.calls
 
 
 def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", limit: int = 100,

@@ -1,14 +1,24 @@
-"""What every service needs: the database, the secret box and the settings, built once per process."""
+"""The process's application object: what every service needs (the database, the secret box, the
+settings), built once per process, and the long-lived parts a running process holds.
+
+It is built in one place per kind of process: ``Context.open`` (the CLI, ``toolvet serve``, tests);
+``api.app.create_app`` enters the call service (which owns the upstream pool) and the gateway for
+the app's lifespan, and ``serving.serve`` runs the scheduler beside them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from toolvet.db.engine import Database
 from toolvet.db.migrate import upgrade
 from toolvet.services.secrets import SecretBox, load_key
 from toolvet.settings import Settings, get_settings
+
+if TYPE_CHECKING:  # the services that set these import this module
+    from toolvet.services.calls import CallService
+    from toolvet.services.discovery_writer import ProcessWriter
 
 
 @dataclass
@@ -16,10 +26,10 @@ class Context:
     settings: Settings
     db: Database
     secrets: SecretBox
-    #: The running ``CallService`` of this process (set by ``toolvet serve``; None elsewhere).
-    calls: Any = None
+    #: The running call service of this process, with its upstream pool (set while the HTTP app runs).
+    calls: CallService | None = None
     #: The discovery writer process of big sweeps, started on first use (``services.discovery_writer``).
-    discovery_writer: Any = None
+    discovery_writer: ProcessWriter | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Context:
