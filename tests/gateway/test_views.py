@@ -148,3 +148,15 @@ async def test_a_request_without_a_token_is_challenged_where_nothing_is_offered_
     assert resource["resource"] == f"{toolvet.base}{path}"
     assert resource["authorization_servers"] == [toolvet.base] == [issuer["issuer"]]
     assert issuer["token_endpoint"] == f"{toolvet.base}/api/v1/tokens"
+
+
+async def test_a_tool_that_can_only_run_as_a_task_is_not_offered_on_the_gateway(toolvet: Toolvet):
+    tools = [{"name": "plain", "inputSchema": {"type": "object"}},
+             {"name": "batch", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+             {"name": "either", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}]
+    with raw_listing_server({None: {"tools": tools}}) as up:
+        await toolvet.register("jobs", up.url)
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with client_at(toolvet, "/mcp/servers/jobs", toolvet.alice, "2026-07-28") as client:
+                names = sorted(t.name for t in (await client.list_tools()).tools)
+    assert names == ["either", "plain"]

@@ -55,6 +55,12 @@ class OfferedTool:
         return uri if isinstance(uri, str) else None
 
 
+def needs_tasks(definition: Mapping[str, Any]) -> bool:
+    """Whether a tool can only run as a task (``execution.taskSupport: "required"``)."""
+    execution = definition.get("execution")
+    return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
+
+
 def legacy_safe(output_schema: Any) -> bool:
     """Whether a handshake-era client can take this ``outputSchema`` (its root must be ``type: object``)."""
     return output_schema is None or (
@@ -188,6 +194,8 @@ class OfferedCache:
         tools: list[OfferedTool] = []
         for row in offered_rows(self.ctx):
             server, name, definition, fingerprint = row[0], row[1], row[9], row[10]
+            if needs_tasks(definition):
+                continue  # toolvet does not relay tasks yet: every call of such a tool would fail
             full = f"{server}_{name}"
             columns = dict(
                 zip(
