@@ -27,7 +27,33 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["compact", "sorted_compact", "sorted_compact_plain", "sorted_part"]
+__all__ = ["compact", "json_depth_exceeds", "sorted_compact", "sorted_compact_plain", "sorted_part"]
+
+_STRING_OR_BRACKET: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+_OPEN: Final = frozenset(b"[{")
+_CLOSE: Final = frozenset(b"]}")
+
+
+def json_depth_exceeds(body: bytes, limit: int) -> bool:
+    """Whether ``body``, read as JSON text, nests arrays and objects deeper than ``limit``.
+
+    Invalid JSON is not judged (the parser after this reports it); a body with no more brackets than
+    the limit is answered without scanning it."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(body):
+        token = match.group()
+        if len(token) != 1:
+            continue  # a string
+        if token[0] in _OPEN:
+            depth += 1
+            if depth > limit:
+                return True
+        elif token[0] in _CLOSE:
+            depth -= 1
+    return False
+
 
 # Anything but exact JSON types is refused by orjson with these, so it goes to json.dumps.
 _STRICT: Final = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS

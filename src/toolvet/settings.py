@@ -79,6 +79,9 @@ class Settings(BaseSettings):
         default=1024 * 1024, ge=1, description="Largest request body (bytes) accepted by the REST API, the "
         "console and `/mcp`; a bigger one is refused with 413 before it is read further.",
     )
+    max_event_bytes: int = Field(
+        default=16 * 1024 * 1024, ge=1024, description="Largest single server-sent event (bytes) accepted from an "
+        "upstream; a longer one fails its request before more of it is buffered.")
     max_json_depth: int = Field(
         default=64, ge=1, description="Deepest nesting of arrays and objects accepted in a JSON request body.",
     )

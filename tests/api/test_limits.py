@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from tests.api.conftest import Headers
 from tests.upstreams import serve
-from toolvet.api.limits import json_depth_exceeds
+from toolvet.jsontext import json_depth_exceeds
 from toolvet.services.context import Context
 from toolvet.settings import Settings
 

@@ -12,7 +12,6 @@ error object, which an MCP client can show.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from starlette.exceptions import HTTPException
@@ -20,34 +19,11 @@ from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from toolvet.jsontext import json_depth_exceeds
 from toolvet.web import error_body
 
 #: A JSON string (escapes included) or a bracket: brackets inside strings do not nest anything.
-_STRING_OR_BRACKET: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-_OPEN: Final = frozenset(b"[{")
-_CLOSE: Final = frozenset(b"]}")
 _FORMS: Final = ("application/x-www-form-urlencoded", "multipart/form-data")
-
-def json_depth_exceeds(body: bytes, limit: int) -> bool:
-    """Whether ``body``, read as JSON text, nests arrays and objects deeper than ``limit``.
-
-    Invalid JSON is not judged (the parser after this reports it); a body with no more brackets than
-    the limit is answered without scanning it."""
-    if body.count(b"[") + body.count(b"{") <= limit:
-        return False
-    depth = 0
-    for match in _STRING_OR_BRACKET.finditer(body):
-        token = match.group()
-        if len(token) != 1:
-            continue  # a string
-        if token[0] in _OPEN:
-            depth += 1
-            if depth > limit:
-                return True
-        elif token[0] in _CLOSE:
-            depth -= 1
-    return False
-
 
 def rest_refusal(max_bytes: int, max_depth: int, status: int) -> JSONResponse:
     """The REST API's error for a refused body: 413 too large, 422 nested too deep."""

@@ -38,6 +38,7 @@ class Limits:
     max_pages: int = 100
     max_tools: int = 10_000
     max_response_bytes: int = 64 * 1024 * 1024  # one page body; bigger -> failed pass
+    max_depth: int = 64  # JSON nested deeper is refused unparsed -> failed pass
 
 
 def _page_hash_text(tools: list[Any]) -> bytes | None:
@@ -137,6 +138,7 @@ async def _run_pass(target: Target, limits: Limits, http: httpx2.AsyncClient | N
                 target.headers,
                 timeout=httpx2.Timeout(limits.read_timeout, connect=limits.connect_timeout),
                 max_response_bytes=limits.max_response_bytes,
+                max_depth=limits.max_depth,
             )
             try:
                 return await _list(channel, limits, state)

@@ -108,7 +108,8 @@ class CallService:
         s = self.ctx.settings
         self._http = http_client(timeout=httpx2.Timeout(s.call_timeout, connect=s.connect_timeout))
         self.pool = UpstreamPool(self._http, connect_timeout=s.connect_timeout, call_timeout=s.call_timeout,
-                                 per_server=s.upstream_concurrency, capabilities=dict(RELAYED_CAPABILITIES))
+                                 per_server=s.upstream_concurrency, capabilities=dict(RELAYED_CAPABILITIES),
+                                 max_event_bytes=s.max_event_bytes, max_depth=s.max_json_depth)
         self._pool_run = self.pool.run()
         await self._pool_run.__aenter__()
         self._tg = anyio.create_task_group()

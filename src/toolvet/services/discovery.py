@@ -51,7 +51,7 @@ class PassPlan:
 def limits_from(ctx: Context) -> Limits:
     s = ctx.settings
     return Limits(connect_timeout=s.connect_timeout, read_timeout=s.read_timeout, pass_timeout=s.pass_timeout,
-                  max_pages=s.max_pages, max_tools=s.max_tools)
+                  max_pages=s.max_pages, max_tools=s.max_tools, max_depth=s.max_json_depth)
 
 
 def shared_http_client(ctx: Context) -> httpx2.AsyncClient:

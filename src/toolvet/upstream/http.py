@@ -26,13 +26,17 @@ import anyio
 import httpx2
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
+from toolvet.jsontext import json_depth_exceeds
 from toolvet.upstream.errors import ChannelError, RpcError, SessionExpired
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, wire
 
 __all__ = ["SESSION_ID_HEADER", "HttpChannel", "http_client", "stream_within_origin"]
 
 SESSION_ID_HEADER: Final = "mcp-session-id"
-_BASE_HEADERS: Final = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+# Answers are asked for uncompressed: a compressed body can inflate a thousandfold inside one read
+# (a 1 MiB gzip bomb is 1 GiB), and MCP's small JSON answers gain little from compression.
+_BASE_HEADERS: Final = {"accept": "application/json, text/event-stream", "content-type": "application/json",
+                        "accept-encoding": "identity"}
 #: How often one request's closed SSE answer is resumed, and the longest wait the server may ask for.
 _RESUMPTIONS: Final = 3
 _MAX_RETRY_WAIT: Final = 5.0
@@ -107,12 +111,18 @@ class HttpChannel:
         *,
         timeout: httpx2.Timeout,
         max_response_bytes: int,
+        max_event_bytes: int | None = None,
+        max_depth: int = 64,
     ) -> None:
         self.client = client
         self.url = url
         self.headers = dict(headers)
         self.timeout = timeout
         self.max_response_bytes = max_response_bytes
+        #: One SSE event is refused past this many bytes, before more of it is buffered.
+        self.max_event_bytes = max_event_bytes or max_response_bytes
+        #: JSON nested deeper than this is refused before it is parsed (a parser would recurse on it).
+        self.max_depth = max_depth
         self.session_id: str | None = None
         self.last_version: str | None = None
         self._next_id = 0
@@ -184,12 +194,17 @@ class HttpChannel:
             location = response.next_request.url.copy_with(userinfo=b"", query=None, fragment=None)
             raise RpcError(INVALID_REQUEST, f"HTTP {status} redirect to {location} not followed", synthetic=True)
         content_type = response.headers.get("content-type", "").lower()
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ("", "identity"):
+            raise ChannelError(f"the server compressed its answer ({encoding[:40]}) although toolvet asked for "
+                               "none; compressed answers are refused")
         if status >= 400:
             await self._rejected(status, response, content_type)
         if method == "initialize" and (session_id := response.headers.get(SESSION_ID_HEADER)):
             self.session_id = session_id
         if content_type.startswith("application/json"):
             body = await self._read_body(response)
+            self._check_depth(body)
             try:
                 parsed = json.loads(body, parse_float=self._float, parse_constant=self._float)
             except ValueError as exc:
@@ -260,7 +275,7 @@ class HttpChannel:
     async def _read_stream(
         self, response: httpx2.Response, request_id: int, hooks: Hooks, cursor: _Resumption
     ) -> dict[str, Any] | None:
-        events = httpx2.EventSource(response, max_event_size=self.max_response_bytes)
+        events = httpx2.EventSource(response, max_event_size=self.max_event_bytes)
         try:
             async for event in events:
                 cursor.last_id = event.id or cursor.last_id
@@ -269,12 +284,13 @@ class HttpChannel:
                 if reply is not None:
                     return reply
         except httpx2.SSEError as exc:
-            raise ChannelError(f"SSE answer refused: {exc}") from exc
+            raise ChannelError(f"SSE answer refused: {exc} (TOOLVET_MAX_EVENT_BYTES)") from exc
         return None
 
     async def _event_reply(self, event: httpx2.ServerSentEvent, request_id: int, hooks: Hooks) -> dict[str, Any] | None:
         if event.event != "message" or not event.data:
             return None  # priming event (resumability), keep-alive, or another event type
+        self._check_depth(event.data.encode())
         try:
             parsed = json.loads(event.data, parse_float=self._float, parse_constant=self._float)
         except ValueError as exc:
@@ -315,6 +331,11 @@ class HttpChannel:
                     await self._read_body(response)
             except ChannelError:
                 pass  # the server gives up on an unanswered request itself
+
+    def _check_depth(self, text: bytes) -> None:
+        if json_depth_exceeds(text, self.max_depth):
+            raise ChannelError(f"the answer nests JSON deeper than {self.max_depth} levels "
+                               "(TOOLVET_MAX_JSON_DEPTH); refused unparsed")
 
     def _float(self, text: str) -> float:
         # json.loads's own conversion (float() of the token: NaN and the infinities included), noted.

@@ -65,6 +65,8 @@ class UpstreamPool:
     per_server: int = 16
     idle_seconds: float = 300.0
     max_sessions: int = 64
+    max_event_bytes: int = 16 * 1024 * 1024
+    max_depth: int = 64
     #: What toolvet declares to upstream servers (they may adapt their lists to it).
     capabilities: dict[str, Any] = field(default_factory=dict)
     _sessions: dict[Key, _Pooled] = field(default_factory=dict)
@@ -147,7 +149,8 @@ class UpstreamPool:
                 raise ProtocolError("the server has no url")
             channel = HttpChannel(self.http, target.url, target.headers,
                                   timeout=httpx2.Timeout(self.call_timeout, connect=self.connect_timeout),
-                                  max_response_bytes=64 * 1024 * 1024)
+                                  max_response_bytes=64 * 1024 * 1024, max_event_bytes=self.max_event_bytes,
+                                  max_depth=self.max_depth)
             return _Pooled(target, await negotiate(channel, self.capabilities, handshake_first=handshake))
         if self._tg is None:
             raise RuntimeError("UpstreamPool.run() is not entered")
