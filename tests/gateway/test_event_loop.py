@@ -11,7 +11,7 @@ import pytest
 
 from tests.gateway.conftest import ADMIN, Toolvet
 from tests.upstreams import modern_http_server
-from toolvet.services import preferences
+from toolvet.services import audit, calls, preferences
 
 pytestmark = pytest.mark.anyio
 
@@ -38,6 +38,10 @@ async def test_mcp_answers_while_another_process_holds_the_sqlite_write_lock(too
                     answered_under_lock = holder.in_transaction
                     holder.execute("ROLLBACK")
                     tg.cancel_scope.cancel()
+                # The call's row and audit entry waited in the journal, and reach the database now.
+                with anyio.fail_after(10):
+                    while not (done := calls.list_calls(toolvet.ctx, ADMIN, status="done")).items:
+                        await anyio.sleep(0.05)
             finally:
                 if holder.in_transaction:
                     holder.execute("ROLLBACK")
@@ -45,3 +49,5 @@ async def test_mcp_answers_while_another_process_holds_the_sqlite_write_lock(too
     assert answered_under_lock
     assert "demo_tool_0" in listed
     assert not result.is_error and result.structured_content == {"result": 42}
+    assert [(c.tool_name, c.user) for c in done.items] == [("tool_0", "alice")]
+    assert len(audit.list_entries(toolvet.ctx, ADMIN, action="call.run").items) == 1

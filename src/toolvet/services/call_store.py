@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select, update
 
-from toolvet.db.models import AuditEntry, PendingCall
+from toolvet.db.models import PendingCall
 from toolvet.db.types import utcnow
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound
 from toolvet.schemas.calls import CallOut, CallStatus
@@ -19,6 +19,7 @@ from toolvet.schemas.common import Page
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.bounds import bounded_result, bounded_value, json_size
+from toolvet.services.call_journal import CallJournal, bounded_entries
 from toolvet.services.context import Context
 
 log = logging.getLogger("toolvet.calls")
@@ -105,21 +106,15 @@ def record(principal: Principal, call: CallOut, action: str, *, store: bool) -> 
     return (row_of(call) if store else None, entry)
 
 
-def write_records(ctx: Context, batch: list[Record]) -> None:
-    """Write queued records in one transaction; a failure is logged, never raised (off the hot path)."""
+def write_records(ctx: Context, journal: CallJournal, batch: list[Record]) -> None:
+    """Commit queued records in one transaction, or journal them when the database cannot take them
+    at once (``services.call_journal``): either way they are kept before the calls are answered."""
     if not batch:
         return
-    try:
-        # Core, not a Session: these inserts need no unit of work, and the flush shares the GIL with
-        # the calls it records.
-        with ctx.db.engine.begin() as conn:
-            rows = [bounded_row(ctx, row) for row, _ in batch if row is not None]
-            if rows:
-                conn.execute(insert(PendingCall), rows)
-            conn.execute(insert(AuditEntry), [{**entry, "after": audit.bounded(entry["after"])}
-                                              for _, entry in batch])
-    except Exception:
-        log.exception("could not write %d call records", len(batch))
+    # Core, not a Session: these inserts need no unit of work, and the write shares the GIL with the
+    # calls it records.
+    rows = [bounded_row(ctx, row) for row, _ in batch if row is not None]
+    journal.write(rows, bounded_entries([entry for _, entry in batch]))
 
 
 def get(ctx: Context, principal: Principal, call_id: str) -> CallOut:

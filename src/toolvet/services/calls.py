@@ -6,7 +6,8 @@ the tool's ``inputSchema`` before anything goes upstream, then the approval deci
 auto-allowed call is forwarded at once; any other becomes a pending call (stored, so it survives a
 restart, and published as a ``tool-call-pending`` event) that an approver approves or denies, unless
 the caller can ask its user directly (MCP elicitation). The hot path reads the registry through short
-caches and leaves its audit writes to a background writer.
+caches; a call's row and audit entry are committed before its answer is sent (calls that finish
+together share one transaction).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
 from toolvet.services import call_store, policy_inputs
 from toolvet.services.auth import Permission, Principal, Role
+from toolvet.services.call_journal import CallJournal
 from toolvet.services.context import Context
 from toolvet.services.discovery import target_of
 from toolvet.services.events import EventBus
@@ -99,9 +101,11 @@ class CallService:
     _servers: dict[str, tuple[float, tuple[Target | None, dict[str, Any] | None]]] = field(default_factory=dict)
     _validators: dict[tuple[str, str], Draft202012Validator] = field(default_factory=dict)
     _waiters: dict[str, anyio.Event] = field(default_factory=dict)
-    _audit: list[tuple[dict[str, Any] | None, dict[str, Any]]] = field(default_factory=list)
+    _audit: list[tuple[call_store.Record, anyio.Event]] = field(default_factory=list)
+    _queued: anyio.Event = field(default_factory=anyio.Event)
     _http: httpx2.AsyncClient | None = None
     _pool_run: Any = None
+    _journal: CallJournal = field(init=False)
     _tg: Any = None
 
     async def __aenter__(self) -> CallService:
@@ -110,18 +114,21 @@ class CallService:
         self.pool = UpstreamPool(self._http, connect_timeout=s.connect_timeout, call_timeout=s.call_timeout,
                                  per_server=s.upstream_concurrency, capabilities=dict(RELAYED_CAPABILITIES),
                                  max_event_bytes=s.max_event_bytes, max_depth=s.max_json_depth)
+        self._journal = CallJournal(self.ctx)
+        # Records journalled by an earlier process (the database was busy, then it was killed).
+        await anyio.to_thread.run_sync(self._journal.drain)
         self._pool_run = self.pool.run()
         await self._pool_run.__aenter__()
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
-        self._tg.start_soon(self._flush_loop)
+        self._tg.start_soon(self._write_loop)
         self.ctx.calls = self
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
-        await anyio.to_thread.run_sync(self._flush)
+        await self._flush()
         if self._pool_run is not None:
             await self._pool_run.__aexit__(None, None, None)
         if self._http is not None:
@@ -287,7 +294,7 @@ class CallService:
             text = "; ".join(f"{_field_path(e)}: {e.message}" for e in problems[:5])
             call = call.model_copy(update={"status": CallStatus.INVALID, "error": text,
                                            "result": error_result(f"invalid arguments: {text}")})
-            self._record(principal, call, "call.invalid", store=True)
+            await self._record(principal, call, "call.invalid", store=True)
             return call
         if decision.auto_allow:
             return await self._run(principal, call, snap, action="call.run", hooks=hooks, meta=meta,
@@ -299,7 +306,7 @@ class CallService:
                     call = call.model_copy(update={"status": CallStatus.DENIED, "decided_by": f"user:{user}",
                                                    "decided_at": utcnow(),
                                                    "result": error_result(USER_DECLINED)})
-                    self._record(principal, call, "call.deny", store=True)
+                    await self._record(principal, call, "call.deny", store=True)
                     return call
                 call = call.model_copy(update={"decided_by": f"user:{user}", "decided_at": utcnow(),
                                                "allow_always": answer == "always"})
@@ -345,16 +352,16 @@ class CallService:
             with anyio.CancelScope(shield=True):
                 if stored:
                     await anyio.to_thread.run_sync(self._finish, cancelled)
-                self._record(principal, cancelled, "call.cancel", store=not stored)
+                await self._record(principal, cancelled, "call.cancel", store=not stored)
             raise
         except UpstreamError as exc:
             result, status, error = error_result(f"upstream failure: {exc.message}"), CallStatus.FAILED, exc.message
         call = call.model_copy(update={"status": status, "result": result, "error": error})
         if stored:
             await anyio.to_thread.run_sync(self._finish, call)
-            self._record(principal, call, action, store=False)
+            await self._record(principal, call, action, store=False)
         else:
-            self._record(principal, call, action, store=True)
+            await self._record(principal, call, action, store=True)
         return call
 
     async def _execute(self, principal: Principal, call: CallOut, snap: _Snapshot, hooks: Hooks = NO_HOOKS,
@@ -466,19 +473,35 @@ class CallService:
                                        call.fingerprint)
         self._policy.pop(call.scope, None)
 
-    def _record(self, principal: Principal, call: CallOut, action: str, *, store: bool) -> None:
-        """Queue the audit entry (and the call's row) for the background writer: off the hot path."""
-        self._audit.append(call_store.record(principal, call, action, store=store))
+    async def _record(self, principal: Principal, call: CallOut, action: str, *, store: bool) -> None:
+        """Commit the call's audit entry (and its row, with ``store``) before the caller answers.
 
-    async def _flush_loop(self) -> None:
+        Nothing answered is lost: the caller waits for the commit. Calls that finish together share one
+        transaction (a group commit): the writer takes everything queued while the last commit ran.
+        """
+        done = anyio.Event()
+        self._audit.append((call_store.record(principal, call, action, store=store), done))
+        self._queued.set()
+        with anyio.CancelScope(shield=True):  # a caller that gives up now still leaves its record
+            await done.wait()
+
+    async def _write_loop(self) -> None:
         while True:
-            await anyio.sleep(0.25)
-            if self._audit:
-                await anyio.to_thread.run_sync(self._flush)
+            with anyio.move_on_after(1.0):
+                await self._queued.wait()
+            self._queued = anyio.Event()
+            with anyio.CancelScope(shield=True):
+                await self._flush()
+                if self._journal.pending():  # records the database could not take at once: again
+                    await anyio.to_thread.run_sync(self._journal.drain)
 
-    def _flush(self) -> None:
+    async def _flush(self) -> None:
         batch, self._audit = self._audit, []
-        call_store.write_records(self.ctx, batch)
+        if batch:
+            await anyio.to_thread.run_sync(call_store.write_records, self.ctx, self._journal,
+                                           [record for record, _ in batch])
+        for _, done in batch:  # on the event loop: anyio events are not thread-safe
+            done.set()
 
     # ---------------------------------------------------------------- reading calls
 
