@@ -34,17 +34,18 @@ def _served(proc: subprocess.Popen[str]) -> str:
 
 async def _calls(url: str, token: str) -> list[bool]:
     answered: list[bool] = []
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
-        async with Client(streamable_http_client(f"{url}/mcp", http_client=http), mode="2026-07-28",
-                          cache=None) as client:
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
+        Client(streamable_http_client(f"{url}/mcp", http_client=http), mode="2026-07-28", cache=None) as client,
+    ):
 
-            async def one(n: int) -> None:
-                result = await client.call_tool("demo_tool_0", {"a": n, "b": 1})
-                answered.append(not result.is_error and result.structured_content == {"result": n + 1})
+        async def one(n: int) -> None:
+            result = await client.call_tool("demo_tool_0", {"a": n, "b": 1})
+            answered.append(not result.is_error and result.structured_content == {"result": n + 1})
 
-            async with anyio.create_task_group() as tg:
-                for n in range(CALLS):
-                    tg.start_soon(one, n)
+        async with anyio.create_task_group() as tg:
+            for n in range(CALLS):
+                tg.start_soon(one, n)
     return answered
 
 
