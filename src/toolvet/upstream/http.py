@@ -27,10 +27,11 @@ import httpx2
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
 from toolvet.jsontext import json_depth_exceeds
+from toolvet.upstream.direct import DirectRoute
 from toolvet.upstream.errors import ChannelError, RpcError, SessionExpired
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, wire
 
-__all__ = ["SESSION_ID_HEADER", "HttpChannel", "http_client", "stream_within_origin"]
+__all__ = ["SESSION_ID_HEADER", "HttpChannel", "UpstreamClient", "http_client", "stream_within_origin"]
 
 SESSION_ID_HEADER: Final = "mcp-session-id"
 # Answers are asked for uncompressed: a compressed body can inflate a thousandfold inside one read
@@ -44,14 +45,27 @@ _MAX_RETRY_WAIT: Final = 5.0
 _NO_VALID_SESSION: Final = -32000
 
 
-def http_client(*, timeout: httpx2.Timeout, max_connections: int = 256) -> httpx2.AsyncClient:
+class UpstreamClient(httpx2.AsyncClient):
     """The client toolvet talks to upstream servers on: httpx2 with its defaults (environment proxies,
     TLS settings), idle connections dropped after 4 s (before a server's common 5 s keep-alive close
-    can race a request on them), redirects not followed by httpx2 (see :func:`stream_within_origin`)."""
-    limits = httpx2.Limits(
-        max_connections=max_connections, max_keepalive_connections=max_connections, keepalive_expiry=4.0
-    )
-    return httpx2.AsyncClient(timeout=timeout, limits=limits)
+    can race a request on them), redirects not followed by httpx2 (see :func:`stream_within_origin`),
+    and the :class:`~toolvet.upstream.direct.DirectRoute` beside it for JSON-RPC POSTs."""
+
+    def __init__(self, *, timeout: httpx2.Timeout, max_connections: int = 256) -> None:
+        limits = httpx2.Limits(
+            max_connections=max_connections, max_keepalive_connections=max_connections, keepalive_expiry=4.0
+        )
+        super().__init__(timeout=timeout, limits=limits)
+        self.direct = DirectRoute(max_connections=max_connections, keepalive_expiry=4.0)
+
+    async def aclose(self) -> None:
+        await self.direct.aclose()
+        await super().aclose()
+
+
+def http_client(*, timeout: httpx2.Timeout, max_connections: int = 256) -> UpstreamClient:
+    """The client toolvet talks to upstream servers on (see :class:`UpstreamClient`)."""
+    return UpstreamClient(timeout=timeout, max_connections=max_connections)
 
 
 def _same_origin(sent: httpx2.URL, location: httpx2.URL) -> bool:
@@ -175,9 +189,17 @@ class HttpChannel:
         """POST one JSON-RPC message; HTTP failures, while sending or while the caller reads the
         answer, become ChannelError."""
         content = json.dumps(message, separators=(",", ":")).encode()
+        merged = self._headers(headers)
+        direct = self.client.direct if isinstance(self.client, UpstreamClient) else None
         try:
+            if direct is not None and direct.applies(self.url):
+                async with direct.post(self.url, content, merged, self.timeout) as response:
+                    if not (300 <= response.status_code < 400 and "location" in response.headers):
+                        yield response
+                        return
+                    await self._read_body(response)  # a redirect: the client below follows it
             async with stream_within_origin(
-                self.client, "POST", self.url, content=content, headers=self._headers(headers), timeout=self.timeout
+                self.client, "POST", self.url, content=content, headers=merged, timeout=self.timeout
             ) as response:
                 yield response
         except httpx2.HTTPError as exc:

@@ -1,0 +1,183 @@
+"""The direct route for upstream JSON-RPC POSTs: httpx2's own connection layer, without its client.
+
+httpx2 is two layers: its client (URL merging, cookies, auth flows, redirects, event hooks, proxy
+routing) over httpcore2's connection pool. A forwarded call or a discovery page is one POST to a
+configured endpoint, and the client layer was a third of toolvet's CPU per call (docs/benchmarks.md).
+:class:`DirectRoute` sends such a POST straight through an ``httpcore2.AsyncConnectionPool``, built
+with its public ``network_backend`` so that each request leaves in one socket write
+(:class:`CoalescingBackend`: httpcore2 writes the request line and headers, then the body; the
+upstream is woken twice for one request otherwise). The answer is handed back as an
+``httpx2.Response``, so reading it (bodies, httpx2's ``EventSource`` for SSE) is the same code either way.
+
+Everything the client layer is needed for stays on the httpx2 client: a URL a proxy from the
+environment applies to (``HTTP_PROXY``/``HTTPS_PROXY``/``NO_PROXY``, read by the standard library's
+own functions), a URL with userinfo or with characters httpx2 would rewrite, and any redirect (the
+POST is sent again through the client, which follows it within the origin). Same stack, same TLS
+settings (``httpx2.create_ssl_context``), same exceptions: httpcore2's are turned into httpx2's.
+"""
+
+from __future__ import annotations
+
+import ssl
+import urllib.request
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import httpcore2
+import httpx2
+
+__all__ = ["FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "DirectRoute"]
+
+#: A buffered request goes out at once when it reaches this size.
+FLUSH_BYTES: Final = 64 * 1024
+#: Request URLs whose route is remembered.
+_ROUTES_KEPT: Final = 4096
+_SAFE: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#[]@!$&'()*+,;=%")
+
+
+class CoalescingStream(httpcore2.AsyncNetworkStream):
+    """A network stream whose writes are held until the next read (or until :data:`FLUSH_BYTES`)."""
+
+    def __init__(self, inner: httpcore2.AsyncNetworkStream) -> None:
+        self.inner = inner
+        self.pending: list[bytes] = []
+        self.size = 0
+        self.writes = 0  # socket writes issued (tests)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        self.pending.append(buffer)
+        self.size += len(buffer)
+        if self.size >= FLUSH_BYTES:
+            await self.flush(timeout)
+
+    async def flush(self, timeout: float | None = None) -> None:
+        """Send what is buffered, in one write."""
+        if not self.pending:
+            return
+        data = self.pending[0] if len(self.pending) == 1 else b"".join(self.pending)
+        self.pending.clear()
+        self.size = 0
+        self.writes += 1
+        await self.inner.write(data, timeout)
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        await self.flush(timeout)
+        return await self.inner.read(max_bytes, timeout)
+
+    async def aclose(self) -> None:
+        self.pending.clear()
+        await self.inner.aclose()
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        await self.flush(timeout)
+        return CoalescingStream(await self.inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.inner.get_extra_info(info)
+
+
+class CoalescingBackend(httpcore2.AsyncNetworkBackend):
+    """httpcore2's anyio backend, handing out :class:`CoalescingStream` connections."""
+
+    def __init__(self) -> None:
+        self.inner = httpcore2.AnyIOBackend()
+
+    async def connect_tcp(
+        self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        return CoalescingStream(await self.inner.connect_tcp(host, port, timeout, local_address, socket_options))
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        return CoalescingStream(await self.inner.connect_unix_socket(path, timeout, socket_options))
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+class _Body(httpx2.AsyncByteStream):
+    """An httpcore2 response's body as an httpx2 stream."""
+
+    def __init__(self, response: httpcore2.Response) -> None:
+        self.response = response
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self.response.aiter_stream():
+                yield chunk
+        except httpcore2.TimeoutException as exc:
+            raise httpx2.ReadTimeout(str(exc) or "timed out reading the answer") from exc
+        except httpcore2.NetworkError as exc:
+            raise httpx2.ReadError(str(exc) or "the connection broke") from exc
+        except httpcore2.ProtocolError as exc:
+            raise httpx2.RemoteProtocolError(str(exc) or "malformed HTTP answer") from exc
+
+
+def _direct(url: str) -> bool:
+    """Whether a POST to ``url`` may skip the httpx2 client: plain http(s), ASCII, no userinfo, and
+    no proxy from the environment for it."""
+    if not set(url) <= _SAFE:
+        return False
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
+        return False
+    proxies = urllib.request.getproxies_environment()
+    if not any(key in proxies for key in (parts.scheme, "all")):
+        return True
+    return bool(urllib.request.proxy_bypass(parts.hostname))
+
+
+class DirectRoute:
+    """An httpcore2 pool for JSON-RPC POSTs that need nothing of the httpx2 client (module docstring)."""
+
+    def __init__(self, *, max_connections: int = 256, keepalive_expiry: float = 4.0) -> None:
+        self.pool = httpcore2.AsyncConnectionPool(
+            ssl_context=httpx2.create_ssl_context(), max_connections=max_connections,
+            max_keepalive_connections=max_connections, keepalive_expiry=keepalive_expiry,
+            network_backend=CoalescingBackend(),
+        )
+        self._routes: dict[str, bool] = {}
+
+    def applies(self, url: str) -> bool:
+        """Whether ``url`` takes the direct route (remembered per URL)."""
+        known = self._routes.get(url)
+        if known is None:
+            if len(self._routes) >= _ROUTES_KEPT:
+                self._routes.clear()
+            known = self._routes[url] = _direct(url)
+        return known
+
+    @asynccontextmanager
+    async def post(
+        self, url: str, content: bytes, headers: Mapping[str, str], timeout: httpx2.Timeout
+    ) -> AsyncIterator[httpx2.Response]:
+        """POST ``content``; the answer as an ``httpx2.Response`` whose body streams as it arrives.
+        Failures raise httpx2's exceptions, as the client would."""
+        extensions = {"timeout": {"connect": timeout.connect, "read": timeout.read, "write": timeout.write,
+                                  "pool": timeout.pool}}
+        request = httpx2.Request("POST", url)
+        try:
+            async with self.pool.stream("POST", url, headers=list(headers.items()), content=content,
+                                        extensions=extensions) as answer:
+                yield httpx2.Response(answer.status, headers=answer.headers, stream=_Body(answer), request=request)
+        except httpcore2.ConnectTimeout as exc:
+            raise httpx2.ConnectTimeout(str(exc) or "timed out connecting", request=request) from exc
+        except httpcore2.TimeoutException as exc:
+            raise httpx2.ReadTimeout(str(exc) or "timed out", request=request) from exc
+        except httpcore2.ConnectError as exc:
+            raise httpx2.ConnectError(str(exc) or "connection refused", request=request) from exc
+        except httpcore2.NetworkError as exc:
+            raise httpx2.ReadError(str(exc) or "the connection broke", request=request) from exc
+        except httpcore2.ProtocolError as exc:
+            raise httpx2.RemoteProtocolError(str(exc) or "malformed HTTP answer", request=request) from exc
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
