@@ -174,3 +174,9 @@ def test_same_name_with_a_different_job_or_a_sibling_reference_is_no_shadowing()
                                  others) == []
     assert cross_server_findings("git", {"name": "git_commit", "description": "Before this, call git_add."},
                                  others) == []
+
+
+def test_a_verb_first_tool_name_is_no_sink():
+    definition = {"name": "post_webhook", "description": "Sends an HTTP POST to the webhook URL you provide.",
+                  "inputSchema": {"type": "object", "properties": {"send_copy_to_url": {"type": "string"}}}}
+    assert static_findings(definition) == []

@@ -42,7 +42,7 @@ _NOUN_BEFORE: Final = frozenset({"a", "an", "the", "http", "this", "that", "each
                                  "to", "of", "blog", "new"})
 _DESTINATION: Final = re.compile(
     r"\bhttps?://[^\s)'\"<>`]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
-    r"|\bwebhook\b|\btelemetry (?:collector|endpoint|server)\b|\bour (?:server|endpoint|collector|api|backend)\b"
+    r"|\btelemetry (?:collector|endpoint|server)\b|\bour (?:server|endpoint|collector|api|backend)\b"
 )
 _USER_SUPPLIED: Final = re.compile(r"\b(?:you (?:provide|give|supply|choose|pass)|the user (?:gives|provides|supplies"
                                    r"|chooses|names)|given|provided|configured|chosen by the user|of your choice)\b")
@@ -75,6 +75,10 @@ def _sinks(folded: str, lo: int, hi: int) -> list[re.Match[str]]:
 
 
 def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
+    """Harvesting, exfiltration and data collection in one string. Names and property names are not read
+    here: an identifier names what the tool does (``post_webhook``, ``send_email``), it asks nothing."""
+    if text.key or text.path == "name":
+        return []
     folded = norm.folded
     out: list[dict[str, Any]] = []
     in_parameter = text.parameter is not None and text.path.startswith("inputSchema") and not text.key
@@ -111,8 +115,6 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
         if not verbs or mentioned(folded, m.start(), m.end()):
             continue
         if _USER_SUPPLIED.search(folded, lo, hi) and not m.group().startswith("http"):
-            continue
-        if _USER_SUPPLIED.search(folded, lo, hi) and m.group() in ("webhook",):
             continue
         add("exfiltration", "high", "tells the model to send data to a destination the tool names", verbs[0])
         break
