@@ -28,7 +28,15 @@ from sqlalchemy import select
 from toolvet.db.models import Server, Tool
 from toolvet.db.types import utcnow
 from toolvet.discovery.listing import Target
-from toolvet.domain.policy import AllowIndex, Decision, PermissionMode, ToolFacts, decide, review_state
+from toolvet.domain.policy import (
+    AllowIndex,
+    Decision,
+    PermissionMode,
+    ToolFacts,
+    decide,
+    held_for_findings,
+    review_state,
+)
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
 from toolvet.gateway.upstreams import UpstreamPool
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
@@ -158,7 +166,8 @@ class CallService:
             t, s = row
             state = review_state(t.reviewed_fingerprint, t.definition_fingerprint)
             facts = ToolFacts(s.name, t.name, t.definition_fingerprint, t.enabled and s.enabled, state,
-                              s.hold_changed_tools, t.writable, s.trust_annotations, t.annotations)
+                              s.hold_changed_tools, t.writable, s.trust_annotations, t.annotations,
+                              held_flagged=held_for_findings(s.hold_flagged_tools, state, t.findings or []))
             return _Snapshot(facts, target_of(self.ctx, s), t.input_schema, t.output_schema)
 
     def target_of(self, server: str, tool: str) -> Target | None:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import ColumnElement, and_, func, not_, select, update
+from sqlalchemy import ColumnElement, Text, and_, cast, func, not_, or_, select, update
 from sqlalchemy.orm import Session
 
 from toolvet.db.models import Server, Tool, ToolDefinition
 from toolvet.db.ownership import OPERATOR_COLUMNS, only
 from toolvet.db.types import utcnow
 from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
-from toolvet.domain.findings import static_findings
-from toolvet.domain.policy import ReviewState, is_available, offered, review_state
+from toolvet.domain.findings import Severity, severity_rank, static_findings
+from toolvet.domain.policy import ReviewState, held_for_findings, is_available, offered, review_state
 from toolvet.errors import Conflict, InvalidInput, NotFound
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import CLAIM_FIELDS, ToolOut, ToolPatch, ToolRegistration, claim_fields_to_wire
@@ -44,7 +44,8 @@ def to_out(tool: Tool, server: Server) -> ToolOut:
         last_seen_at=tool.last_seen_at, retired_at=tool.retired_at, findings=list(tool.findings or []),
         reviewed_fingerprint=tool.reviewed_fingerprint, reviewed_at=tool.reviewed_at,
         reviewed_by=tool.reviewed_by, is_available=available, review_state=state,
-        offered=offered(available, state, server.hold_changed_tools),
+        offered=offered(available, state, server.hold_changed_tools,
+                        held_for_findings(server.hold_flagged_tools, state, tool.findings or [])),
     )
 
 
@@ -65,8 +66,25 @@ def sql_changed() -> ColumnElement[bool]:
     return and_(Tool.reviewed_fingerprint.is_not(None), Tool.reviewed_fingerprint != Tool.definition_fingerprint)
 
 
+#: How a ``high`` finding reads in the stored findings text (toolvet.jsontext.compact): a string holding
+#: these characters is stored with its quotes escaped, so only a finding's own severity matches.
+HIGH_FINDING_TEXT = '%"severity":"high"%'
+
+
+def sql_has_high_finding() -> ColumnElement[bool]:
+    return cast(Tool.findings, Text).like(HIGH_FINDING_TEXT)
+
+
+def sql_held_flagged() -> ColumnElement[bool]:
+    """``domain.policy.held_for_findings`` in SQL."""
+    return and_(Server.hold_flagged_tools.is_(True),
+                or_(Tool.reviewed_fingerprint.is_(None), Tool.reviewed_fingerprint != Tool.definition_fingerprint),
+                sql_has_high_finding())
+
+
 def sql_offered() -> ColumnElement[bool]:
-    return and_(sql_available(), not_(and_(sql_changed(), Server.hold_changed_tools.is_(True))))
+    return and_(sql_available(), not_(and_(sql_changed(), Server.hold_changed_tools.is_(True))),
+                not_(sql_held_flagged()))
 
 
 def sql_review_state(state: ReviewState) -> ColumnElement[bool]:
@@ -80,8 +98,9 @@ def sql_review_state(state: ReviewState) -> ColumnElement[bool]:
 def list_tools(
     ctx: Context, principal: Principal, *, server: str | None = None, available: bool | None = None,
     offered_: bool | None = None, state: ReviewState | None = None, has_findings: bool | None = None,
-    limit: int = 100, offset: int = 0,
+    min_severity: Severity | None = None, limit: int = 100, offset: int = 0,
 ) -> Page[ToolOut]:
+    """Tools by server and name. ``min_severity``: only tools with a finding at least that severe."""
     principal.require(Permission.READ)
     query = select(Tool, Server).join(Server, Tool.server_id == Server.id)
     if server is not None:
@@ -99,6 +118,9 @@ def list_tools(
         items = [to_out(tool, srv) for tool, srv in rows]
     if has_findings is not None:
         items = [t for t in items if bool(t.findings) == has_findings]
+    if min_severity is not None:
+        floor = severity_rank(min_severity)
+        items = [t for t in items if any(severity_rank(f.get("severity")) >= floor for f in t.findings)]
     return Page(items=items[offset:offset + limit], total=len(items), limit=limit, offset=offset)
 
 
