@@ -18,11 +18,17 @@ from sqlalchemy import Connection, bindparam, select, update
 from toolvet.db.models import Server, Tool
 from toolvet.db.ownership import DISCOVERY_COLUMNS, only
 from toolvet.domain.findings import OtherTool, cross_server_findings
-from toolvet.domain.reconcile import ChangeSet
+from toolvet.domain.reconcile import ChangeSet, Upsert
 
-#: At most this many other servers' tools are read per pass (a name shared by many servers is checked
-#: against the first ones by id).
-MAX_CANDIDATES: Final = 1000
+#: At most this many other servers' tools are read per pass, and a tool is compared with at most
+#: PER_NAME of those bearing one name: the earliest registered (by id), which a copy imitates. A name
+#: many servers share (one vendor's server deployed per team) then costs a few comparisons, not one per
+#: server.
+MAX_CANDIDATES: Final = 100
+PER_NAME: Final = 2
+#: A copied tool keeps at most this many cross-server findings (the newest replace the oldest): a tool that
+#: fifty deployments resemble needs a reviewer's look, not fifty findings.
+MAX_CROSS_FINDINGS: Final = 5
 MAX_NAMES: Final = 2000
 _CROSS_CODES: Final = frozenset({"tool-duplicate", "tool-shadowing"})
 _NAME_LIKE: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+\b")
@@ -39,14 +45,12 @@ only(DISCOVERY_COLUMNS, {"findings": None}, "discovery")
 _UPDATE_FINDINGS = update(Tool).where(Tool.id == bindparam("p_id")).values(findings=bindparam("p_findings"))
 
 
-def _names(changes: ChangeSet) -> list[str]:
-    names: set[str] = set()
-    for upsert in (*changes.added, *changes.changed):
-        names.add(upsert.claim.name)
-        for text in (upsert.claim.title, upsert.claim.description):
-            if text:
-                names.update(_NAME_LIKE.findall(text))
-    return sorted(names)[:MAX_NAMES]
+def _mentioned(upsert: Upsert) -> set[str]:
+    return {n for text in (upsert.claim.title, upsert.claim.description) if text for n in _NAME_LIKE.findall(text)}
+
+
+def _names(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:
+    return sorted(set().union(*(names for _, names in upserts)))[:MAX_NAMES]
 
 
 def add_cross_server_findings(conn: Connection, server_id: int, server_name: str, changes: ChangeSet) -> None:
@@ -54,13 +58,22 @@ def add_cross_server_findings(conn: Connection, server_id: int, server_name: str
     tools, and write the matching ``tool-duplicate`` findings onto the tools they copy."""
     if not changes.added and not changes.changed:
         return
-    rows = conn.execute(_SELECT_CANDIDATES, {"p_server_id": server_id, "p_names": _names(changes)}).all()
+    upserts = [(u, {u.claim.name} | _mentioned(u)) for u in (*changes.added, *changes.changed)]
+    rows = conn.execute(_SELECT_CANDIDATES, {"p_server_id": server_id, "p_names": _names(upserts)}).all()
     if not rows:
         return
-    others = [OtherTool(r.server, r.name, r.description, r.title) for r in rows]
-    by_key = {(r.server, r.name): r.id for r in rows}
+    by_name: dict[str, list[OtherTool]] = {}
+    by_key: dict[tuple[str, str], int] = {}
+    for r in rows:
+        named = by_name.setdefault(r.name, [])
+        if len(named) < PER_NAME:
+            named.append(OtherTool(r.server, r.name, r.description, r.title))
+            by_key[(r.server, r.name)] = r.id
     copied: dict[int, list[dict[str, Any]]] = {}
-    for upsert in (*changes.added, *changes.changed):
+    for upsert, names in upserts:
+        others = [o for name in sorted(names) for o in by_name.get(name, ())]
+        if not others:
+            continue
         found = cross_server_findings(server_name, upsert.claim.definition, others)
         upsert.findings.extend(found)
         for f in found:
@@ -75,7 +88,11 @@ def add_cross_server_findings(conn: Connection, server_id: int, server_name: str
         current: dict[int, Any] = {r.id: r.findings for r in conn.execute(_SELECT_FINDINGS, {"p_ids": list(copied)})}
         writes = []
         for tool_id, new in copied.items():
-            kept = [f for f in current.get(tool_id) or []
-                    if not (f.get("code") in _CROSS_CODES and f.get("other_server") == server_name)]
-            writes.append({"p_id": tool_id, "p_findings": kept + new})
-        conn.execute(_UPDATE_FINDINGS, writes)
+            old = current.get(tool_id) or []
+            own = [f for f in old if f.get("code") not in _CROSS_CODES]
+            cross = [f for f in old if f.get("code") in _CROSS_CODES and f.get("other_server") != server_name]
+            updated = own + (cross + new)[-MAX_CROSS_FINDINGS:]
+            if updated != old:
+                writes.append({"p_id": tool_id, "p_findings": updated})
+        if writes:
+            conn.execute(_UPDATE_FINDINGS, writes)

@@ -1,7 +1,8 @@
 """Tool shadowing across servers: one server's tool steering how another server's tool is used, or copying
 another server's tool so the model calls the copy.
 
-Both need the registry's other tools, given as plain :class:`OtherTool` data. A mention counts when the
+Both need the registry's other tools, given as plain :class:`OtherTool` data. A mention (in the title, the
+description or the annotations' title) counts when the
 other tool's name appears as a name (it has ``_``, ``-``, ``.``, a digit or an inner capital, or it is
 quoted) with an instruction in the same sentence ("when you call", "instead of", "never use"). A copy is
 a name within a small edit of the other's (``rapidfuzz``; confusables folded first) whose description is
@@ -20,7 +21,7 @@ from rapidfuzz import fuzz
 
 from toolvet.domain.findings.context import sentence_end, sentence_start
 from toolvet.domain.findings.finding import finding
-from toolvet.domain.findings.strings import Text, texts
+from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import normalise
 
 NAME_SIMILARITY: Final = 85.0
@@ -89,7 +90,12 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     if not others:
         return []
     found: list[dict[str, Any]] = []
-    strings = [t for t in texts(definition) if not t.key and t.path != "name"]
+    # The prose a model reads first; schema strings are left to the static rules (walking every schema per
+    # comparison would cost more than the comparisons).
+    strings = [Text(key, value) for key in ("title", "description") if isinstance(value := definition.get(key), str)]
+    annotations = definition.get("annotations")
+    if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
+        strings.append(Text("annotations.title", annotations["title"]))
     name = definition.get("name")
     mine: str | None = None
     for other in others:
