@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
-from rapidfuzz import fuzz
-
 from toolvet.domain.findings.context import sentence_end, sentence_start
 from toolvet.domain.findings.finding import finding
 from toolvet.domain.findings.strings import Text
@@ -45,6 +43,14 @@ class OtherTool:
     name: str
     description: str | None = None
     title: str | None = None
+
+
+@lru_cache(maxsize=1)
+def _fuzz() -> Any:
+    # Imported on the first comparison (about 20 ms): a process that never compares need not load it.
+    from rapidfuzz import fuzz
+
+    return fuzz
 
 
 @lru_cache(maxsize=16384)
@@ -102,12 +108,12 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
         hit = _mention(strings, other)
         if hit is not None:
             found.append(hit)
-        if not isinstance(name, str) or fuzz.ratio(_skeleton(name), _skeleton(other.name)) < NAME_SIMILARITY:
+        if not isinstance(name, str) or _fuzz().ratio(_skeleton(name), _skeleton(other.name)) < NAME_SIMILARITY:
             continue
         if mine is None:
             mine = _about(definition.get("title"), definition.get("description"))
         theirs = _about(other.title, other.description)
-        if mine and theirs and fuzz.token_sort_ratio(mine, theirs) >= DESCRIPTION_SIMILARITY:
+        if mine and theirs and _fuzz().token_sort_ratio(mine, theirs) >= DESCRIPTION_SIMILARITY:
             found.append(finding(
                 "tool-duplicate", "high",
                 f"nearly the same name and description as {other.name!r} of server {other.server!r}", "name",

@@ -13,15 +13,22 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
-
-from confusable_homoglyphs import confusables
+from typing import Any, Final
 
 from toolvet.domain.findings.hidden import Hidden, is_hidden, note_hidden
 
 _SPACE_LIKE: Final = frozenset(" \t\r\f\v")
 _WORD_BREAKS: Final = str.maketrans("_", " ")
 _KEY_BREAKS: Final = str.maketrans("_-.", "   ")
+
+
+@lru_cache(maxsize=1)
+def _confusables() -> Any:
+    # Imported on the first non-ASCII letter: loading the confusables data costs about 30 ms, which a
+    # process that only ever sees ASCII definitions (most discovery writers) need not pay.
+    from confusable_homoglyphs import confusables
+
+    return confusables
 
 
 @lru_cache(maxsize=8192)
@@ -39,7 +46,7 @@ def _fold(ch: str) -> str:
         # Lower-case first: a capital may imitate another letter than its small form does (Greek capital
         # iota reads as "l", iota as "i"), and the checks read lower-case text.
         c = c.lower() if len(c.lower()) == 1 else c
-        found = confusables.is_confusable(c, greedy=True, preferred_aliases=["latin"])
+        found = _confusables().is_confusable(c, greedy=True, preferred_aliases=["latin"])
         glyphs = [h["c"] for h in found[0]["homoglyphs"]] if found else []
         ascii_glyphs = [g for g in glyphs if g.isascii() and g.isalpha()] or [g for g in glyphs if g.isascii()]
         out.append(ascii_glyphs[0] if ascii_glyphs else (base or c))
