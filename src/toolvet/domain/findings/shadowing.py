@@ -108,12 +108,14 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
         hit = _mention(strings, other)
         if hit is not None:
             found.append(hit)
-        if not isinstance(name, str) or _fuzz().ratio(_skeleton(name), _skeleton(other.name)) < NAME_SIMILARITY:
+        if not isinstance(name, str):
+            continue
+        if not _fuzz().ratio(_skeleton(name), _skeleton(other.name), score_cutoff=NAME_SIMILARITY):
             continue
         if mine is None:
             mine = _about(definition.get("title"), definition.get("description"))
         theirs = _about(other.title, other.description)
-        if mine and theirs and _fuzz().token_sort_ratio(mine, theirs) >= DESCRIPTION_SIMILARITY:
+        if mine and theirs and _fuzz().token_sort_ratio(mine, theirs, score_cutoff=DESCRIPTION_SIMILARITY):
             found.append(finding(
                 "tool-duplicate", "high",
                 f"nearly the same name and description as {other.name!r} of server {other.server!r}", "name",
