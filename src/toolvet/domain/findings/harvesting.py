@@ -13,7 +13,7 @@ import re
 from typing import Any, Final
 
 from toolvet.domain.findings.context import mentioned, sentence_end, sentence_start
-from toolvet.domain.findings.finding import finding
+from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised
 
@@ -84,9 +84,9 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
     in_parameter = text.parameter is not None and text.path.startswith("inputSchema") and not text.key
     carrier = text.parameter is not None and text.parameter.lower() in _CARRIER_PARAMETERS
 
-    def add(code: str, severity: str, message: str, m: re.Match[str]) -> None:
+    def add(code: str, severity: Severity, message: str, m: re.Match[str]) -> None:
         quoted = mentioned(folded, m.start(), m.end())
-        out.append(finding(code, "info" if quoted else severity, message  # type: ignore[arg-type]
+        out.append(finding(code, "info" if quoted else severity, message
                            + (" (quoted or labelled as an example)" if quoted else ""), text.path,
                            span=norm.span(m.start(), m.end()), evidence=norm.evidence(m.start(), m.end())))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolvet.domain.findings import harvesting, payloads, phrases, secrets
-from toolvet.domain.findings.finding import finding
+from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.hidden import Hidden
 from toolvet.domain.findings.screen import FAMILIES, needed, plainly_clean
 from toolvet.domain.findings.strings import Text, texts
@@ -16,11 +16,11 @@ from toolvet.domain.names import TOOL_NAME_PATTERN, is_conventional_tool_name
 def _hidden_finding(text: Text, norm: Normalised, hidden: Hidden) -> dict[str, Any]:
     codes = ", ".join(f"U+{cp:04X}" for cp in sorted(hidden.codepoints))
     spelled = hidden.tag_text
-    severity = "high" if len(spelled) >= 2 or hidden.bidi else "warning"
+    severity: Severity = "high" if len(spelled) >= 2 or hidden.bidi else "warning"
     message = f"invisible or control characters {codes}"
     if spelled:
         message += f"; tag characters spell {spelled!r}"
-    return finding("hidden-characters", severity, message, text.path,  # type: ignore[arg-type]
+    return finding("hidden-characters", severity, message, text.path,
                    span=(hidden.first, hidden.last + 1), evidence=norm.original[hidden.first:hidden.last + 1],
                    **({"decoded": spelled} if spelled else {}))
 

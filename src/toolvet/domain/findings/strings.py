@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -66,7 +65,3 @@ def texts(definition: dict[str, Any]) -> list[Text]:
             _walk(value, key, None, out, schema=True)
     return out
 
-
-def strings_of(definition: dict[str, Any]) -> Iterator[str]:
-    """Only the values of :func:`texts` (for the screen)."""
-    return (t.value for t in texts(definition))
