@@ -59,12 +59,8 @@ def _skeleton(name: str) -> str:
 
 
 @lru_cache(maxsize=16384)
-def _folded(text: str) -> str:
-    return normalise(text).folded
-
-
 def _about(title: str | None, description: str | None) -> str:
-    return _folded(" ".join(v for v in (title, description) if isinstance(v, str)))
+    return normalise(" ".join(v for v in (title, description) if isinstance(v, str))).folded
 
 
 def _mention(strings: list[Text], other: OtherTool) -> dict[str, Any] | None:
@@ -102,10 +98,11 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     annotations = definition.get("annotations")
     if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
         strings.append(Text("annotations.title", annotations["title"]))
+    prose = " ".join(t.value for t in strings)
     name = definition.get("name")
     mine: str | None = None
     for other in others:
-        hit = _mention(strings, other)
+        hit = _mention(strings, other) if other.name in prose else None
         if hit is not None:
             found.append(hit)
         if not isinstance(name, str):
