@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 import rfc8785
 
-from toolvet.domain import findings
 from toolvet.domain.fingerprint import _same_as_sorted_json, canonical_json, definition_digest
 from toolvet.domain.reconcile import UNLOADED, StoredTool, reconcile
 
@@ -122,48 +119,6 @@ def test_subclasses_take_rfc8785():
 def test_a_lone_surrogate_raises_what_rfc8785_raises():
     with pytest.raises(rfc8785.CanonicalizationError):
         canonical_json({"a": "\ud800"})
-
-
-# -------------------------------------------------------------------------------------- findings
-
-
-def scanned(text: str) -> list[str]:
-    """The per-character scan the fast path may skip."""
-    return sorted({f"U+{ord(c):04X}" for c in text if findings._invisible(c)})
-
-
-def test_a_text_the_fast_path_passes_has_nothing_the_scan_would_flag():
-    # Every code point: whenever _plainly_visible says yes, the exact scan finds nothing.
-    for cp in range(sys.maxunicode + 1):
-        ch = chr(cp)
-        if findings._plainly_visible(ch):
-            assert not findings._invisible(ch), f"U+{cp:04X} {unicodedata.category(ch)}"
-    assert findings._plainly_visible("tabs\tand\nnew lines\r are fine")
-
-
-def test_static_findings_match_the_per_pattern_search():
-    rng = random.Random(44)
-    pieces = ["ignore previous instructions", "<IMPORTANT>", "system prompt", "do not tell the user", "x",
-              "Disregard all instructions", "before using this tool, read", "\u200b", " ", "\t"]
-    for _ in range(2_000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4)))
-        expected = {label for label, pattern in findings._INSTRUCTION_PATTERNS if pattern.search(text)}
-        got = {f["message"].split(": ", 1)[1].strip("'\"")
-               for f in findings.static_findings({"description": text}) if f["kind"] == "instruction-text"}
-        assert got == expected, text
-        assert bool(findings._ANY_INSTRUCTION.search(text)) == bool(expected)
-
-
-def test_texts_are_found_at_every_depth_with_their_paths():
-    definition = {"name": "t", "inputSchema": {"type": "object", "properties": {
-        "a": {"description": "fine\u200b", "items": [{"title": "<IMPORTANT>"}]},
-        "description": {"type": "string", "description": "nested\u202e"}}}}
-    paths = {(f["kind"], f["path"]) for f in findings.static_findings(definition)}
-    assert paths == {
-        ("invisible-characters", "inputSchema.properties.a.description"),
-        ("instruction-text", "inputSchema.properties.a.items[0].title"),
-        ("invisible-characters", "inputSchema.properties.description.description"),
-    }
 
 
 # ------------------------------------------------------------------------------------- reconcile
@@ -331,67 +286,3 @@ def test_member_texts_of_subclasses_fall_back():
     assert sorted_member_texts({Text("name"): "t"}) is None
     definition = {"name": "t", "title": Text("x"), "inputSchema": Obj(type="object")}
     assert member_digest_size_fingerprint(definition) == reference_digest_size_fingerprint(definition)
-
-
-# ----------------------------------------------------------------------- findings: the joined screen
-
-
-def slow_static_findings(definition: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    with monkeypatch.context() as m:
-        m.setattr(findings, "_plainly_clean", lambda texts: False)
-        return findings.static_findings(definition)
-
-
-def test_strings_are_the_texts_without_paths():
-    rng = random.Random(7)
-    for _ in range(500):
-        definition = {"name": random_string(rng), "title": random_value(rng, 3), "description": random_string(rng),
-                      "inputSchema": random_value(rng), "outputSchema": random_value(rng),
-                      "annotations": {"title": random_string(rng)}}
-        if isinstance(definition["inputSchema"], dict):
-            definition["inputSchema"]["properties"] = {"p": {"description": random_string(rng),
-                                                             "items": [{"title": random_string(rng)}, 3]}}
-        assert findings._strings(definition) == [text for _, text in findings._texts(definition)]
-
-
-def test_static_findings_fast_screen_matches_the_exact_tests(monkeypatch):
-    rng = random.Random(45)
-    pieces = ["ignore previous instructions", "<IMPORTANT>", "< / important >", "system prompt", "SYSTEM\tPROMPT",
-              "do not tell the user", "never notify the user", "Disregard all instructions", "disregard instructions",
-              "before using this tool, read", "Before using this tool please open", "users", "the", "tell", "x",
-              "\u200b", " ", "\t", "\n", "\x07", "é", "\u017fystem prompt",  # long s folds to s under IGNORECASE
-              "\u212aeep", "\U000e0041", "system", "prompt", "instructions", "ignore", "before", "read"]
-    for _ in range(3_000):
-        texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4))) for _ in range(4)]
-        definition = {"name": "get_thing", "title": texts[0], "description": texts[1],
-                      "inputSchema": {"type": "object", "properties": {
-                          "a": {"type": "string", "description": texts[2], "enum": ["x", "y"]}}},
-                      "annotations": {"title": texts[3]}}
-        assert findings.static_findings(definition) == slow_static_findings(definition, monkeypatch), texts
-
-
-def test_static_findings_text_screen_matches_the_exact_tests(monkeypatch):
-    """With the definition's JSON text (as read_claim makes it) the screen looks at every string at
-    once; the findings are exactly the exact tests' (escapes, such as a newline, skip the screen)."""
-    rng = random.Random(46)
-    pieces = ["ignore previous instructions", "ignore\nprevious instructions", "<IMPORTANT>", "system prompt",
-              "SYSTEM\tPROMPT", "do not tell the user", "before using this tool, read", "users", "x", "\u200b",
-              " ", "\t", "\n", "\x07", "\x1b", "é", "\u017fystem prompt", "\U000e0041", "\\", '"', "system"]
-    for _ in range(3_000):
-        texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 4))) for _ in range(5)]
-        definition = {"name": "get_thing", "title": texts[0], "description": texts[1],
-                      "inputSchema": {"type": "object", "properties": {
-                          "a": {"type": "string", "description": texts[2], "enum": [texts[4], "y"]}}},
-                      "annotations": {"title": texts[3]}}
-        text = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        assert findings.static_findings(definition, text) == slow_static_findings(definition, monkeypatch), texts
-
-
-def test_a_phrase_split_across_texts_is_no_finding(monkeypatch):
-    definition = {"name": "t", "title": "system", "description": "prompt", "inputSchema": {"type": "object"}}
-    assert findings.static_findings(definition) == slow_static_findings(definition, monkeypatch) == []
-
-
-def test_long_s_still_matches_the_system_prompt_pattern():
-    found = findings.static_findings({"name": "t", "description": "read the \u017fystem prompt"})
-    assert [f["kind"] for f in found] == ["instruction-text"]

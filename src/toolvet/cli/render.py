@@ -193,6 +193,17 @@ def read_only_claim(tool: ToolOut) -> str:
     return "read-only" if tool.advertised_read_only else "writes"
 
 
+def findings_cell(findings: list[dict[str, Any]]) -> str:
+    """How many findings, and the most serious severity among them ("2 high")."""
+    ranked = [f.get("severity") for f in findings if f.get("severity") in SEVERITY_ORDER]
+    if not ranked:
+        return str(len(findings))
+    return f"{len(findings)} {max(ranked, key=SEVERITY_ORDER.index)}"
+
+
+SEVERITY_ORDER = ("info", "warning", "high")
+
+
 def tool_row(tool: ToolOut) -> Sequence[Any]:
     return (
         f"{tool.server}/{tool.name}",
@@ -201,8 +212,23 @@ def tool_row(tool: ToolOut) -> Sequence[Any]:
         read_only_claim(tool),
         tool.review_state,
         tool.offered,
-        len(tool.findings),
+        findings_cell(tool.findings),
     )
+
+
+def show_findings(findings: list[dict[str, Any]]) -> None:
+    """A tool's findings, most serious first: severity, code, path and span, message and evidence."""
+    if not findings:
+        typer.echo("findings     none")
+        return
+    table = _table("SEVERITY", "CODE", "PATH", "SPAN", "MESSAGE", "EVIDENCE")
+    order = {name: i for i, name in enumerate(SEVERITY_ORDER)}
+    for f in sorted(findings, key=lambda f: -order.get(f.get("severity", ""), -1)):
+        span = f.get("span")
+        table.add_row(Text(str(f.get("severity", DASH))), Text(str(f.get("code") or f.get("kind", DASH))),
+                      Text(str(f.get("path", DASH))), Text(f"{span[0]}-{span[1]}" if span else DASH),
+                      Text(str(f.get("message", ""))), Text(repr(f["evidence"]) if "evidence" in f else DASH))
+    print_rich(table)
 
 
 HISTORY_HEADERS = ("FINGERPRINT", "FIRST SEEN", "CURRENT", "REVIEWED")

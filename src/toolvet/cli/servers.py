@@ -95,6 +95,10 @@ def add(
         bool,
         typer.Option("--no-hold-changed", help="Keep offering tools whose definition changed after review."),
     ] = False,
+    hold_flagged: Annotated[
+        bool,
+        typer.Option("--hold-flagged", help="Stop offering tools with a high finding until they are reviewed."),
+    ] = False,
     remove_stale: Annotated[
         bool,
         typer.Option("--remove-stale", help="Delete tools the server stops listing (default: retire them)."),
@@ -111,6 +115,7 @@ def add(
         "trust_annotations": trust_annotations,
         "new_tools_enabled": not new_tools_disabled,
         "hold_changed_tools": not no_hold_changed,
+        "hold_flagged_tools": hold_flagged,
         "remove_stale": remove_stale,
     }
     with local() as (ctx, me):
@@ -178,6 +183,11 @@ def set_(
         bool | None,
         typer.Option("--hold-changed/--no-hold-changed", help="Stop offering tools changed after review."),
     ] = None,
+    hold_flagged: Annotated[
+        bool | None,
+        typer.Option("--hold-flagged/--no-hold-flagged",
+                     help="Stop offering tools with a high finding until reviewed."),
+    ] = None,
     remove_stale: Annotated[
         bool | None,
         typer.Option("--remove-stale/--keep-stale", help="Delete, or retire, tools no longer listed."),
@@ -197,6 +207,7 @@ def set_(
         patch["discovery"] = "auto" if auto else "manual"
     _flag(trust_annotations, "trust_annotations", patch)
     _flag(hold_changed, "hold_changed_tools", patch)
+    _flag(hold_flagged, "hold_flagged_tools", patch)
     _flag(remove_stale, "remove_stale", patch)
     _flag(new_tools_enabled, "new_tools_enabled", patch)
     if not patch:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -21,6 +22,14 @@ from toolvet.services.tools import split_address
 tool_app = typer.Typer(help="List, inspect and decide about tools.", no_args_is_help=True)
 
 AddressArg = Annotated[str, typer.Argument(metavar="SERVER/TOOL", help="The tool, as SERVER/TOOL.")]
+
+
+class FindingSeverity(StrEnum):
+    INFO = "info"
+    WARNING = "warning"
+    HIGH = "high"
+
+
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
 
@@ -48,6 +57,10 @@ def list_(
     findings: Annotated[
         bool | None, typer.Option("--findings/--no-findings", help="Only tools with (without) findings.")
     ] = None,
+    severity: Annotated[
+        FindingSeverity | None,
+        typer.Option("--severity", help="Only tools with a finding at least this severe."),
+    ] = None,
     limit: LimitOption = 100,
     offset: OffsetOption = 0,
     as_json: JsonOption = False,
@@ -62,6 +75,7 @@ def list_(
             offered_=offered,
             state=state,
             has_findings=findings,
+            min_severity=None if severity is None else severity.value,
             limit=limit,
             offset=offset,
         )
@@ -74,7 +88,9 @@ def show(address: AddressArg, as_json: JsonOption = False) -> None:
     server, name = split_address(address)
     with local() as (ctx, me):
         out = tools.get_tool(ctx, me, server, name)
-    render.show_object(out, as_json, skip=("definition",))
+    render.show_object(out, as_json, skip=("definition", "findings"))
+    if not as_json:
+        render.show_findings(out.findings)
 
 
 @tool_app.command("history")

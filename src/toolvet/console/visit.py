@@ -56,6 +56,15 @@ def pretty(value: Any) -> str:
     return reveal(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False))
 
 
+_SEVERITIES = ("info", "warning", "high")
+
+
+def top_severity(findings: Any) -> str:
+    """The most serious severity among a tool's findings ("" for none, "info" for findings without one)."""
+    ranks = [_SEVERITIES.index(f["severity"]) for f in findings or [] if f.get("severity") in _SEVERITIES]
+    return _SEVERITIES[max(ranks)] if ranks else ("info" if findings else "")
+
+
 ENV = Environment(
     loader=FileSystemLoader(TEMPLATES),
     autoescape=select_autoescape(default=True),
@@ -66,6 +75,7 @@ ENV.filters["q"] = url_part
 ENV.filters["when"] = _when
 ENV.filters["reveal"] = reveal
 ENV.filters["pretty"] = pretty
+ENV.filters["top_severity"] = top_severity
 
 
 def set_session_cookie(request: Request, response: Response, ctx: Context, session: Session | None) -> None:

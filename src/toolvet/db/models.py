@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from toolvet.db.types import Json, UTCDateTime, utcnow
@@ -38,6 +38,8 @@ class Server(Base):
     trust_annotations: Mapped[bool] = mapped_column(Boolean, default=False)
     new_tools_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     hold_changed_tools: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Off by default: findings decide nothing unless an operator asks (SPEC §4.4).
+    hold_flagged_tools: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     remove_stale: Mapped[bool] = mapped_column(Boolean, default=False)
     # Discovery-owned.
     last_discovery_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -29,9 +29,16 @@ def review_state(reviewed_fingerprint: str | None, current_fingerprint: str) -> 
     return ReviewState.CHANGED
 
 
-def offered(available: bool, state: ReviewState, hold_changed_tools: bool) -> bool:
-    """Available, and not a changed contract held for review."""
-    return available and not (state is ReviewState.CHANGED and hold_changed_tools)
+def held_for_findings(hold_flagged_tools: bool, state: ReviewState, findings: Iterable[Mapping[str, Any]]) -> bool:
+    """A server holding flagged tools holds one with a ``high`` finding until its current contract is reviewed."""
+    return hold_flagged_tools and state is not ReviewState.REVIEWED and any(
+        f.get("severity") == "high" for f in findings)
+
+
+def offered(available: bool, state: ReviewState, hold_changed_tools: bool, held_flagged: bool = False) -> bool:
+    """Available, and neither a changed contract held for review nor a flagged tool held until reviewed
+    (``held_flagged``, from :func:`held_for_findings`)."""
+    return available and not ((state is ReviewState.CHANGED and hold_changed_tools) or held_flagged)
 
 
 # --- Approval (SPEC §5) --------------------------------------------------------------------------
@@ -64,6 +71,7 @@ class ToolFacts:
     trust_annotations: bool
     annotations: Mapping[str, Any] | None
     require_approval: bool | None = None  # set (False) by host tools only; MCP tools leave it unset
+    held_flagged: bool = False  # held_for_findings(...): a high finding on a server that holds flagged tools
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +196,7 @@ def decide(
     index = always_allow if isinstance(always_allow, AllowIndex) else AllowIndex(always_allow)
     state = tool.review_state
     not_available = not tool.available
-    held = not not_available and state is _CHANGED and tool.hold_changed_tools
+    held = not not_available and ((state is _CHANGED and tool.hold_changed_tools) or tool.held_flagged)
     if not_available or held or disabled:
         return _REFUSED[not_available, held, disabled]
     if mode == "allow":

@@ -107,6 +107,8 @@ class _ServerFields(BaseModel):
     trust_annotations: bool | None = None
     new_tools_enabled: bool | None = None
     hold_changed_tools: bool | None = None
+    hold_flagged_tools: bool | None = Field(
+        default=None, description="Hold tools with a high finding until reviewed, as changed contracts are held.")
     remove_stale: bool | None = None
 
     _check_url = field_validator("url")(classmethod(lambda cls, v: _check_url(v)))
@@ -179,6 +181,7 @@ class ServerOut(BaseModel):
     trust_annotations: bool
     new_tools_enabled: bool
     hold_changed_tools: bool
+    hold_flagged_tools: bool
     remove_stale: bool
     last_discovery_at: datetime | None
     last_discovery_status: str | None

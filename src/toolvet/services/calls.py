@@ -28,7 +28,15 @@ from sqlalchemy import select
 
 from toolvet.db.models import Server, Tool
 from toolvet.db.types import utcnow
-from toolvet.domain.policy import AllowIndex, Decision, PermissionMode, ToolFacts, decide, review_state
+from toolvet.domain.policy import (
+    AllowIndex,
+    Decision,
+    PermissionMode,
+    ToolFacts,
+    decide,
+    held_for_findings,
+    review_state,
+)
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
@@ -175,7 +183,8 @@ class CallService:
             t, s = row
             state = review_state(t.review.fingerprint if t.review else None, t.definition_fingerprint)
             facts = ToolFacts(s.name, t.name, t.definition_fingerprint, t.settings.enabled and s.enabled, state,
-                              s.hold_changed_tools, t.settings.writable, s.trust_annotations, t.annotations)
+                              s.hold_changed_tools, t.settings.writable, s.trust_annotations, t.annotations,
+                              held_flagged=held_for_findings(s.hold_flagged_tools, state, t.findings or []))
             return _Snapshot(facts, target_of(self.ctx, s), t.input_schema, t.output_schema)
 
     async def disabled_in(self, scope: str) -> dict[str, set[str]]:

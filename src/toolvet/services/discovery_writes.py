@@ -28,6 +28,7 @@ from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases
 from toolvet.services.context import Context
 from toolvet.services.discovery_settings import settle_settings
+from toolvet.services.shadowing import add_cross_server_findings
 
 # ------------------------------------------------------------------ the pass's statements, built once
 #
@@ -303,6 +304,7 @@ def apply_listing(
                 changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
                                     max_definition_bytes=ctx.settings.max_definition_bytes,
                                     load_input_schemas=partial(_input_schemas, conn), float_free=listing.float_free)
+                add_cross_server_findings(conn, server.id, server.name, changes)
                 write_changes(conn, server, changes, now)
                 counts = changes.counts()
                 _record_listing(conn, server, key, changes)

@@ -30,6 +30,7 @@ from toolvet.domain.policy import (
     PermissionMode,
     ToolFacts,
     decide,
+    held_for_findings,
     is_available,
     review_state,
 )
@@ -363,6 +364,8 @@ def decide_for(
                 Server.enabled,
                 Server.hold_changed_tools,
                 Server.trust_annotations,
+                Server.hold_flagged_tools,
+                Tool.findings,
             )
             .select_from(TOOL_RECORDS)
             .join(Server, Tool.server_id == Server.id)
@@ -387,17 +390,20 @@ def decide_for(
                 AlwaysAllow.scope == source, AlwaysAllow.server_type == server, AlwaysAllow.tool_name == tool
             )
         ).all()
-    (name, enabled, writable, annotations, fingerprint, reviewed, server_enabled, hold, trust) = row
+    (name, enabled, writable, annotations, fingerprint, reviewed, server_enabled, hold, trust, hold_flagged,
+     findings) = row
+    state = review_state(reviewed, fingerprint)
     facts = ToolFacts(
         server_type=server,
         name=name,
         fingerprint=fingerprint,
         available=is_available(enabled, server_enabled),
-        review_state=review_state(reviewed, fingerprint),
+        review_state=state,
         hold_changed_tools=hold,
         writable=writable,
         trust_annotations=trust,
         annotations=annotations,
+        held_flagged=held_for_findings(hold_flagged, state, findings or []),
     )
     mode = DEFAULT_MODE if preference is None else PermissionMode(preference.permission_mode)
     decision = decide(

@@ -69,7 +69,8 @@ def to_out(server: Server, tool_count: int) -> ServerOut:
         header_names=list(server.header_names or []), env_names=list(server.env_names or []),
         enabled=server.enabled, discovery=DiscoveryMode(server.discovery), trust_annotations=server.trust_annotations,
         new_tools_enabled=server.new_tools_enabled, hold_changed_tools=server.hold_changed_tools,
-        remove_stale=server.remove_stale, last_discovery_at=server.last_discovery_at,
+        hold_flagged_tools=server.hold_flagged_tools, remove_stale=server.remove_stale,
+        last_discovery_at=server.last_discovery_at,
         last_discovery_status=server.last_discovery_status, last_error=server.last_error,
         protocol_version=server.protocol_version, server_info=server.server_info,
         capabilities=server.capabilities, instructions=server.instructions, tool_count=tool_count,
@@ -121,6 +122,7 @@ def create_server(ctx: Context, principal: Principal, data: ServerCreate | dict[
         trust_annotations=bool(data.trust_annotations),
         new_tools_enabled=True if data.new_tools_enabled is None else data.new_tools_enabled,
         hold_changed_tools=True if data.hold_changed_tools is None else data.hold_changed_tools,
+        hold_flagged_tools=bool(data.hold_flagged_tools),
         remove_stale=bool(data.remove_stale),
     )
     try:
@@ -173,7 +175,7 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
                     changes.setdefault(key, None)
         server.transport, server.url, server.command = transport.value, url, command
         for key in ("title", "cwd", "enabled", "trust_annotations", "new_tools_enabled",
-                    "hold_changed_tools", "remove_stale"):
+                    "hold_changed_tools", "hold_flagged_tools", "remove_stale"):
             if key in changes:
                 if changes[key] is None and key not in ("title", "cwd"):
                     raise InvalidInput("may not be null", key)

@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import ColumnElement, Join, and_, func, join, not_, select, update
+from sqlalchemy import ColumnElement, Join, Text, and_, cast, func, join, not_, or_, select, update
 from sqlalchemy.orm import Session, contains_eager
 
 from toolvet.db.models import Server, Tool, ToolDefinition, ToolReview, ToolSettings
 from toolvet.db.types import utcnow
 from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
-from toolvet.domain.findings import static_findings
-from toolvet.domain.policy import ReviewState, is_available, offered, review_state
+from toolvet.domain.findings import Severity, severity_rank, static_findings
+from toolvet.domain.policy import ReviewState, held_for_findings, is_available, offered, review_state
 from toolvet.errors import Conflict, InvalidInput, NotFound
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import CLAIM_FIELDS, ToolOut, ToolPatch, ToolRegistration, claim_fields_to_wire
@@ -58,7 +58,8 @@ def to_out(tool: Tool, server: Server) -> ToolOut:
         reviewed_fingerprint=review.fingerprint if review else None,
         reviewed_at=review.reviewed_at if review else None, reviewed_by=review.reviewed_by if review else None,
         is_available=available, review_state=state,
-        offered=offered(available, state, server.hold_changed_tools),
+        offered=offered(available, state, server.hold_changed_tools,
+                        held_for_findings(server.hold_flagged_tools, state, tool.findings or [])),
     )
 
 
@@ -79,8 +80,25 @@ def sql_changed() -> ColumnElement[bool]:
     return and_(ToolReview.fingerprint.is_not(None), ToolReview.fingerprint != Tool.definition_fingerprint)
 
 
+#: How a ``high`` finding reads in the stored findings text (toolvet.jsontext.compact): a string holding
+#: these characters is stored with its quotes escaped, so only a finding's own severity matches.
+HIGH_FINDING_TEXT = '%"severity":"high"%'
+
+
+def sql_has_high_finding() -> ColumnElement[bool]:
+    return cast(Tool.findings, Text).like(HIGH_FINDING_TEXT)
+
+
+def sql_held_flagged() -> ColumnElement[bool]:
+    """``domain.policy.held_for_findings`` in SQL."""
+    return and_(Server.hold_flagged_tools.is_(True),
+                or_(ToolReview.fingerprint.is_(None), ToolReview.fingerprint != Tool.definition_fingerprint),
+                sql_has_high_finding())
+
+
 def sql_offered() -> ColumnElement[bool]:
-    return and_(sql_available(), not_(and_(sql_changed(), Server.hold_changed_tools.is_(True))))
+    return and_(sql_available(), not_(and_(sql_changed(), Server.hold_changed_tools.is_(True))),
+                not_(sql_held_flagged()))
 
 
 def sql_review_state(state: ReviewState) -> ColumnElement[bool]:
@@ -94,8 +112,9 @@ def sql_review_state(state: ReviewState) -> ColumnElement[bool]:
 def list_tools(
     ctx: Context, principal: Principal, *, server: str | None = None, available: bool | None = None,
     offered_: bool | None = None, state: ReviewState | None = None, has_findings: bool | None = None,
-    limit: int = 100, offset: int = 0,
+    min_severity: Severity | None = None, limit: int = 100, offset: int = 0,
 ) -> Page[ToolOut]:
+    """Tools by server and name. ``min_severity``: only tools with a finding at least that severe."""
     principal.require(Permission.READ)
     # The filters name the settings and review columns, so the query joins their tables itself and
     # loads Tool.settings and Tool.review from those joins (not from a second, aliased pair).
@@ -116,6 +135,9 @@ def list_tools(
         items = [to_out(tool, srv) for tool, srv in rows]
     if has_findings is not None:
         items = [t for t in items if bool(t.findings) == has_findings]
+    if min_severity is not None:
+        floor = severity_rank(min_severity)
+        items = [t for t in items if any(severity_rank(f.get("severity")) >= floor for f in t.findings)]
     return Page(items=items[offset:offset + limit], total=len(items), limit=limit, offset=offset)
 
 

@@ -7,7 +7,7 @@ tool routes so they take precedence."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal, get_args
 
 from fastapi import APIRouter, Body, Query, Response
 
@@ -18,6 +18,11 @@ from toolvet.schemas.tools import DefinitionOut, DiffOut, ReviewCreate, ToolOut,
 from toolvet.services import review, tools
 
 router = APIRouter(tags=["tools"])
+
+#: ``?findings=``: any or none, or at least a severity.
+Severity = Literal["info", "warning", "high"]
+FindingsFilter = Literal["true", "false", Severity]
+_SEVERITIES = get_args(Severity)
 
 
 @router.get("/tools")
@@ -31,7 +36,9 @@ def list_tools(
     ] = None,
     review_state: Annotated[ReviewState | None, Query()] = None,
     findings: Annotated[
-        bool | None, Query(description="Only tools with (true) or without (false) findings.")
+        FindingsFilter | None,
+        Query(description="Only tools with (true) or without (false) findings, or with a finding at least "
+                          "this severe (info, warning, high)."),
     ] = None,
     limit: Limit = 100,
     offset: Offset = 0,
@@ -44,7 +51,8 @@ def list_tools(
         available=available,
         offered_=offered,
         state=review_state,
-        has_findings=findings,
+        has_findings=None if findings is None or findings in _SEVERITIES else findings == "true",
+        min_severity=findings if findings in _SEVERITIES else None,  # type: ignore[arg-type]
         limit=limit,
         offset=offset,
     )

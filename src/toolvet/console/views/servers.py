@@ -10,7 +10,8 @@ from toolvet.console.visit import PREFIX, Visit, safe_next
 from toolvet.errors import InvalidInput
 from toolvet.services import discovery, servers
 
-BOOLEANS = ("enabled", "trust_annotations", "new_tools_enabled", "hold_changed_tools", "remove_stale")
+BOOLEANS = ("enabled", "trust_annotations", "new_tools_enabled", "hold_changed_tools", "hold_flagged_tools",
+            "remove_stale")
 NEW_SERVER_DEFAULTS = {
     "transport": "streamable-http",
     "discovery": "auto",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from starlette.responses import Response
@@ -23,6 +24,44 @@ def _tri(value: str, field: str) -> bool | None:
     raise InvalidInput("must be yes, no or any", field)
 
 
+_SEVERITY_RANK = {"info": 0, "warning": 1, "high": 2}
+_PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+CONTEXT_CHARS = 60
+
+
+def _string_at(definition: Any, path: str) -> str | None:
+    """The string a finding's path names (a property name when the path ends at a key), or None."""
+    node, last_key = definition, None
+    for m in _PATH_PART.finditer("." + path):
+        key, index = m.group(1), m.group(2)
+        if index is not None:
+            if not isinstance(node, list) or int(index) >= len(node):
+                return None
+            node, last_key = node[int(index)], None
+        elif isinstance(node, dict) and key in node:
+            node, last_key = node[key], key
+        else:
+            return None
+    if isinstance(node, str):
+        return node
+    return last_key
+
+
+def finding_view(definition: Any, finding: dict[str, Any]) -> dict[str, Any]:
+    """A finding with the text around its span: ``before``, ``match`` (highlighted) and ``after``."""
+    view = {"severity": finding.get("severity", "info"), "code": finding.get("code") or finding.get("kind"),
+            **finding, "before": "", "match": None, "after": ""}
+    text, span = _string_at(definition, finding.get("path", "")), finding.get("span")
+    if text is not None and span and 0 <= span[0] <= span[1] <= len(text):
+        a, b = span
+        before = ("…" if a > CONTEXT_CHARS else "") + text[max(0, a - CONTEXT_CHARS):a]
+        after = text[b:b + CONTEXT_CHARS] + ("…" if len(text) - b > CONTEXT_CHARS else "")
+        view |= {"before": before, "match": text[a:b], "after": after}
+    elif "evidence" in finding:
+        view["match"] = finding["evidence"]
+    return view
+
+
 def tool_path(server: str, name: str) -> str:
     return f"{PREFIX}/tools/{url_part(server)}/{url_part(name)}"
 
@@ -37,7 +76,8 @@ async def tool_list(visit: Visit) -> Response:
         server=filters["server"] or None,
         offered_=_tri(filters["offered"], "offered"),
         state=ReviewState(state) if state else None,
-        has_findings=_tri(filters["findings"], "findings"),
+        has_findings=None if filters["findings"] in _SEVERITY_RANK else _tri(filters["findings"], "findings"),
+        min_severity=filters["findings"] if filters["findings"] in _SEVERITY_RANK else None,
         limit=1000,
     )
     names = [s.name for s in (await visit.run(servers.list_servers, limit=1000)).items]
@@ -74,12 +114,15 @@ async def tool_detail(visit: Visit) -> Response:
         said = ", ".join(f"{k} {'on' if v else 'off'}" for k, v in patch.items())
         return visit.redirect(back, f"{out.server}/{out.name}: {said}.")
     tool = await visit.run(tools.get_tool, server, name)
+    findings = [finding_view(tool.definition, f) for f in
+                sorted(tool.findings, key=lambda f: -_SEVERITY_RANK.get(f.get("severity", ""), -1))]
     history = (await visit.run(review.history, server, name, limit=1000)).items
     diff = await visit.run(review.diff, server, name) if tool.review_state == ReviewState.CHANGED else None
     return visit.render(
         "tool.html",
         title=f"{server}/{name}",
         tool=tool,
+        findings=findings,
         history=history,
         diff=diff,
         self_path=tool_path(server, name),

@@ -1,0 +1,126 @@
+"""Findings benchmark: how well the checks separate poisoned tools from benign ones, and how fast they run.
+
+In one run, on the labelled corpus (``tests/corpus/``, a tool flagged when it has a ``warning`` or
+``high`` finding):
+
+1. precision, recall and false-positive rate over the whole corpus, the tuning part and the held-out part
+   (written before the rules and not tuned on), and per category (recall for attack categories, the
+   false-positive rate for benign ones);
+2. the checks' speed on one core, tools per second, beside a baseline measured in the same run on the
+   same tools: encoding each definition as JSON (``json.dumps``), which discovery already does once per
+   tool. Two sets of tools: the corpus (nearly every tool takes the per-string checks) and the discovery
+   benchmark's farm tools with their JSON text (clean tools, the screen's case, what a pass mostly sees).
+
+It exits 0 whatever the figures; the gate on recall and false-positive rate is a test
+(``tests/domain/test_findings_corpus.py``).
+
+Run: ``python bench/findings.py [--repeat 5] [--farm 2000] [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.corpus
+sys.path.insert(0, str(ROOT / "bench"))  # farm
+
+from tests.corpus import Entry, Score, findings_of, flagged, load, score  # noqa: E402
+
+from farm import tool_definition  # noqa: E402
+from toolvet.domain.findings import static_findings  # noqa: E402
+from toolvet.jsontext import compact  # noqa: E402
+
+
+def _figures(s: Score) -> dict[str, Any]:
+    return {"tp": s.tp, "fn": s.fn, "fp": s.fp, "tn": s.tn, "precision": round(s.precision, 3),
+            "recall": round(s.recall, 3), "fpr": round(s.fpr, 3)}
+
+
+def quality(entries: list[Entry]) -> dict[str, Any]:
+    parts = {"all": entries, "tuning": [e for e in entries if e.part == "tuning"],
+             "heldout": [e for e in entries if e.part == "heldout"]}
+    out: dict[str, Any] = {name: _figures(score(es)) for name, es in parts.items()}
+    by_category: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+    for e in entries:
+        by_category[(e.part, e.category)].append(e)
+    out["categories"] = [
+        {"part": part, "category": category, "label": es[0].label, "n": len(es), **_figures(score(es))}
+        for (part, category), es in sorted(by_category.items(), key=lambda kv: (kv[1][0].label, kv[0]))
+    ]
+    out["wrong"] = [{"id": e.id, "label": e.label, "codes": sorted({f["code"] for f in findings_of(e)})}
+                    for e in entries if flagged(e) != e.malicious]
+    return out
+
+
+def _best(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def speed(entries: list[Entry], farm: int, repeat: int) -> list[dict[str, Any]]:
+    corpus = [e.tool for e in entries]
+    farm_tools = [tool_definition(i // 50, i % 50) for i in range(farm)]
+    farm_texts = [compact(d) for d in farm_tools]
+    rows = []
+    for name, tools, run in (
+        ("corpus", corpus, lambda: [static_findings(d) for d in corpus]),
+        ("farm (with JSON text)", farm_tools,
+         lambda: [static_findings(d, t) for d, t in zip(farm_tools, farm_texts, strict=True)]),
+    ):
+        base = _best(lambda tools=tools: [json.dumps(d) for d in tools], repeat)  # type: ignore[misc]
+        checks = _best(run, repeat)
+        rows.append({"tools": name, "n": len(tools), "checks_tools_per_s": round(len(tools) / checks),
+                     "json_tools_per_s": round(len(tools) / base), "checks_over_json": round(checks / base, 2),
+                     "checks_us_per_tool": round(checks / len(tools) * 1e6, 1)})
+    return rows
+
+
+def render(report: dict[str, Any]) -> str:
+    q = report["quality"]
+    lines = ["toolvet findings benchmark: corpus tests/corpus/ (flagged = a warning or high finding)", "",
+             f"{'part':10} {'tp':>4} {'fn':>4} {'fp':>4} {'tn':>4} {'precision':>10} {'recall':>8} {'fpr':>7}"]
+    for part in ("all", "tuning", "heldout"):
+        f = q[part]
+        lines.append(f"{part:10} {f['tp']:>4} {f['fn']:>4} {f['fp']:>4} {f['tn']:>4} {f['precision']:>10.3f} "
+                     f"{f['recall']:>8.3f} {f['fpr']:>7.3f}")
+    lines += ["", f"{'part':8} {'category':22} {'label':9} {'n':>3} {'recall':>7} {'fpr':>6}"]
+    for c in q["categories"]:
+        figure = f"{c['recall']:>7.3f} {'-':>6}" if c["label"] == "malicious" else f"{'-':>7} {c['fpr']:>6.3f}"
+        lines.append(f"{c['part']:8} {c['category']:22} {c['label']:9} {c['n']:>3} {figure}")
+    if q["wrong"]:
+        lines += ["", "misclassified:"] + [f"  {w['id']} ({w['label']}): {', '.join(w['codes']) or '-'}"
+                                           for w in q["wrong"]]
+    lines += ["", "speed, one core (best of the repeats):",
+              f"{'tools':24} {'n':>6} {'checks tools/s':>15} {'json.dumps tools/s':>19} "
+              f"{'checks/json':>12} {'us/tool':>8}"]
+    for r in report["speed"]:
+        lines.append(f"{r['tools']:24} {r['n']:>6} {r['checks_tools_per_s']:>15,} {r['json_tools_per_s']:>19,} "
+                     f"{r['checks_over_json']:>11.2f}x {r['checks_us_per_tool']:>8}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--repeat", type=int, default=5, help="timed repeats (the best counts)")
+    parser.add_argument("--farm", type=int, default=2000, help="farm tools timed")
+    parser.add_argument("--json", dest="as_json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args()
+    entries = load()
+    report = {"quality": quality(entries), "speed": speed(entries, args.farm, args.repeat)}
+    print(json.dumps(report, indent=2) if args.as_json else render(report))
+
+
+if __name__ == "__main__":
+    main()

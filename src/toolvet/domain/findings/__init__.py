@@ -1,0 +1,21 @@
+"""Findings for reviewers (SPEC §4.4): what a tool definition shows that a reviewer should look at.
+
+Discovery records them on the tool's claim; by default they decide nothing (a server's
+``hold_flagged_tools`` holds a tool with a ``high`` finding). Each finding is a dict: ``code``,
+``severity`` (``info`` | ``warning`` | ``high``), ``message``, ``path``, and for text findings the
+``span`` in the original string and its ``evidence``; ``kind`` is kept for older readers.
+
+- :func:`static_findings`: what a definition earns on its own (every string read, normalised once);
+- :func:`change_findings`: what it earns by how it differs from the definition seen before;
+- :func:`cross_server_findings`: what it earns against other servers' tools (shadowing, copies).
+"""
+
+from toolvet.domain.findings.changes import change_findings
+from toolvet.domain.findings.finding import SEVERITIES, Severity, finding, highest_severity, is_flagged, severity_rank
+from toolvet.domain.findings.shadowing import OtherTool, cross_server_findings
+from toolvet.domain.findings.static import static_findings
+
+__all__ = [
+    "SEVERITIES", "OtherTool", "Severity", "change_findings", "cross_server_findings", "finding",
+    "highest_severity", "is_flagged", "severity_rank", "static_findings",
+]

@@ -1,0 +1,136 @@
+"""Data leaving through the tool: credential and sensitive-path harvesting, exfiltration sinks, and
+parameters that the description asks the model to fill with the user's data.
+
+A sensitive path alone is ``info`` (tools that read credentials to show them exist); together with a sink
+in the same sentence — a verb that moves it into an argument, a request or an outside address — it is
+``high``. A sink verb counts in its base form (an imperative to the model, "send", "upload"); a tool
+describing itself ("Sends an email") is not an instruction.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from toolvet.domain.findings.context import mentioned, sentence_end, sentence_start
+from toolvet.domain.findings.finding import Severity, finding
+from toolvet.domain.findings.strings import Text
+from toolvet.domain.findings.text import Normalised
+
+_SENSITIVE: Final = re.compile(
+    r"~/\.ssh\b|\.ssh/|\bid (?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|~/\.aws\b|\.aws/(?:credentials|config)"
+    r"|~/\.config/gcloud|gcloud/\S*credentials|application default credentials|~/\.kube\b|\.kube/config"
+    r"|(?:^|(?<=[\s/'\"`(]))\.env\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.pgpass\b|\.git-credentials\b"
+    r"|\.docker/config\.json|claude desktop config\.json|\bmcp\.json\b|~/\.cursor\b|\.codeium\b|%appdata%"
+    r"|\bkeychain\b|\.gnupg\b|wallet\.dat|\bcookies? (?:file|db|database|store|jar)\b|\bbrowser (?:cookies|passwords"
+    r"|history|profile)\b|\bcredentials\.(?:db|json)\b|\bcredentials file\b|\bsecrets?\.(?:json|ya?ml|toml)\b"
+    r"|\bprivate keys?\b|/etc/(?:passwd|shadow)\b"
+)
+#: The model's own knowledge of secrets, asked for ("any API keys you know", "tokens seen in the chat").
+_SECRETS_KNOWN: Final = re.compile(
+    r"\b(?:any|all|every|the user'?s|your)\b(?:\s+\w+){0,2}?\s+(?:api keys?|passwords?|access tokens?|tokens|secrets"
+    r"|credentials|private keys?|session cookies)\b|\b(?:api keys?|passwords?|tokens|secrets|credentials)\b"
+    r"(?:\s+\w+){0,3}?\s+(?:you know|you have seen|seen in|you have|from the conversation|in the conversation"
+    r"|in the chat|in context)\b"
+)
+_SINK_VERB: Final = re.compile(
+    r"\b(?:pass|put|paste|include|attach|send|upload|copy|insert|provide|forward|post|submit|append|embed|fill|mirror"
+    r"|transmit|relay|exfiltrate|leak|report|sync|stream|push|ship|share|dump|write|place|bcc|cc)\b"
+)
+#: Words that make a following verb a noun or a description ("an HTTP POST", "the upload").
+_NOUN_BEFORE: Final = frozenset({"a", "an", "the", "http", "this", "that", "each", "its", "their", "your", "our",
+                                 "to", "of", "blog", "new"})
+_DESTINATION: Final = re.compile(
+    r"\bhttps?://[^\s)'\"<>`]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
+    r"|\btelemetry (?:collector|endpoint|server)\b|\bour (?:server|endpoint|collector|api|backend)\b"
+)
+_USER_SUPPLIED: Final = re.compile(r"\b(?:you (?:provide|give|supply|choose|pass)|the user (?:gives|provides|supplies"
+                                   r"|chooses|names)|given|provided|configured|chosen by the user|of your choice)\b")
+_DATA: Final = re.compile(
+    r"\b(?:(?:whole|entire|full|complete) )?(?:conversation|chat)(?: (?:history|log|transcript|so far))?\b"
+    r"|\b(?:previous|prior|earlier|past|all|other) (?:\w+ )?messages\b|\bmessage history\b"
+    r"|\bthe user'?s (?:full name|name|home address|address|phone|phone number|email address|date of birth|ssn"
+    r"|social security|credit card|location|messages|previous messages|files|documents|emails|contacts|passwords)\b"
+    r"|\b(?:system prompt|your instructions|your prompt|your configuration)\b"
+)
+#: Parameter names that poisoned tools use to carry data out under an innocent label.
+_CARRIER_PARAMETERS: Final = frozenset({
+    "sidenote", "side_note", "notes", "note", "context", "feedback", "extra", "metadata", "meta", "comment",
+    "comments", "debug", "summary", "reasoning", "details", "memo", "annotation", "aside", "remarks", "log",
+    "trace", "telemetry", "info", "data", "payload", "config", "auth", "auth_blob", "token", "report",
+})
+_CONTENT_OF: Final = re.compile(r"\b(?:contents?|text|body|value|copy) of\b|\bhere\b|\brequired\b")
+_ARGUMENT: Final = re.compile(r"\b(?:argument|parameter|field|param|sidenote|payload)\b")
+_BCC: Final = re.compile(r"\bbcc\b")
+_PIXEL: Final = re.compile(r"!\[[^\]]{0,80}\]\(\s*https?://[^)\s]*\?[^)\s]*(?:\{|<|%7b)")
+
+
+def _imperative(folded: str, m: re.Match[str]) -> bool:
+    before = folded[max(0, m.start() - 12):m.start()].split()
+    return not before or before[-1] not in _NOUN_BEFORE
+
+
+def _sinks(folded: str, lo: int, hi: int) -> list[re.Match[str]]:
+    return [m for m in _SINK_VERB.finditer(folded, lo, hi) if _imperative(folded, m)]
+
+
+def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
+    """Harvesting, exfiltration and data collection in one string. Names and property names are not read
+    here: an identifier names what the tool does (``post_webhook``, ``send_email``), it asks nothing."""
+    if text.key or text.path == "name":
+        return []
+    folded = norm.folded
+    out: list[dict[str, Any]] = []
+    in_parameter = text.parameter is not None and text.path.startswith("inputSchema") and not text.key
+    carrier = text.parameter is not None and text.parameter.lower() in _CARRIER_PARAMETERS
+
+    def add(code: str, severity: Severity, message: str, m: re.Match[str]) -> None:
+        quoted = mentioned(folded, m.start(), m.end())
+        out.append(finding(code, "info" if quoted else severity, message
+                           + (" (quoted or labelled as an example)" if quoted else ""), text.path,
+                           span=norm.span(m.start(), m.end()), evidence=norm.evidence(m.start(), m.end())))
+
+    harvested = False
+    for m in list(_SENSITIVE.finditer(folded)) + list(_SECRETS_KNOWN.finditer(folded)):
+        lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
+        if m.re is _SECRETS_KNOWN:
+            asked = bool(_sinks(folded, lo, hi)) or (in_parameter and carrier)
+        else:
+            asked = bool(_sinks(folded, lo, hi)) or (in_parameter and _CONTENT_OF.search(folded, lo, hi) is not None)
+        if asked:
+            add("credential-harvest", "high", "asks for credentials or a sensitive file to be sent or passed on", m)
+            harvested = True
+            break
+    if not harvested:
+        path = _SENSITIVE.search(folded)
+        if path is not None:
+            out.append(finding("sensitive-path", "info", "names a credential or sensitive path", text.path,
+                               span=norm.span(path.start(), path.end()),
+                               evidence=norm.evidence(path.start(), path.end())))
+
+    for m in _DESTINATION.finditer(folded):
+        lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
+        verbs = [v for v in _sinks(folded, lo, hi) if v.start() < m.start()] or (
+            [b for b in _BCC.finditer(folded, lo, hi)] if "@" in m.group() else [])
+        if not verbs or mentioned(folded, m.start(), m.end()):
+            continue
+        if _USER_SUPPLIED.search(folded, lo, hi) and not m.group().startswith("http"):
+            continue
+        add("exfiltration", "high", "tells the model to send data to a destination the tool names", verbs[0])
+        break
+    pixel = _PIXEL.search(folded)
+    if pixel is not None:
+        add("exfiltration", "high", "a Markdown image whose URL carries data out", pixel)
+
+    for m in _DATA.finditer(folded):
+        lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
+        sentence = folded[lo:hi]
+        if in_parameter:
+            asked = carrier or bool(_sinks(folded, lo, hi)) or " here" in sentence
+        else:
+            asked = bool(_sinks(folded, lo, hi)) and (
+                _DESTINATION.search(folded, lo, hi) is not None or _ARGUMENT.search(sentence) is not None)
+        if asked:
+            add("data-collection", "high", "asks the model to put the user's data into an argument or request", m)
+            break
+    return out

@@ -1,0 +1,143 @@
+"""Text aimed at the model: instruction overrides, hidden directive markup, secrecy toward the user.
+
+Each rule is a regular expression over the normalised text (:mod:`.text`): lower-case, confusables folded,
+whitespace collapsed. A match that the text quotes or labels as an example (:mod:`.context`) is ``info``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from toolvet.domain.findings.context import mentioned
+from toolvet.domain.findings.finding import Severity, finding
+from toolvet.domain.findings.strings import Text
+from toolvet.domain.findings.text import Normalised
+
+_W: Final = r"(?:[\s,:;]+[\w'\u2019-]+){0,%d}?"  # up to N words in between
+
+
+def _words(n: int) -> str:
+    return _W % n
+
+
+_VERB = (r"(?:ignore|disregard|forget|overlook|bypass|discard|abandon|skip|override|cancel|set aside"
+         r"|pay no attention to"
+         r"|pay no heed to|do not (?:follow|obey|heed)|don'?t (?:follow|obey|heed)|stop following|no longer follow)")
+_QUAL = (r"(?:previous|previously|prior|earlier|above|preceding|former|original|initial|existing|all|any|every|other"
+         r"|your|the user'?s|system|developer|operator)")
+_OBJ = (r"(?:instructions?|directives?|rules|guidance|guidelines|prompts?|commands|orders|constraints|restrictions"
+        r"|policies|polic(?:y)|messages|context|what you (?:were|have been|are) (?:told|given|instructed)"
+        r"|everything(?: you (?:were|have been) (?:told|given|instructed))?)")
+_THEN = r"(?:before|earlier|previously|so far|until now|above|by the user|from the user|you received|you were given)"
+_RULE_WORDS = r"(?:instructions|directives|rules|guidance|guidelines|prompts?|policies)"
+_VOID = (r"(?:no longer (?:appl(?:y|ies)|valid|hold|holds|matter|matters|in effect|relevant)"
+         r"|(?:are|is) (?:now )?(?:void|cancell?ed|invalid|obsolete|revoked|superseded|overridden|null"
+         r"|suspended|lifted)"
+         r"|do(?:es)? not apply|don'?t apply|must be ignored|should be ignored)")
+
+
+@dataclass(frozen=True)
+class _Rule:
+    code: str
+    severity: Severity
+    label: str
+    pattern: re.Pattern[str]
+
+
+def _rule(code: str, label: str, rx: str, severity: Severity = "high") -> _Rule:
+    return _Rule(code, severity, label, re.compile(rx))
+
+
+_OVERRIDE = "instruction-override"
+_MARKUP = "directive-markup"
+_SECRECY = "secrecy"
+
+RULES: Final[tuple[_Rule, ...]] = (
+    _rule(_OVERRIDE, "tells the model to set aside its earlier instructions",
+          rf"\b{_VERB}\b{_words(3)}[\s,:;]+{_QUAL}\b{_words(3)}[\s,:;]+{_OBJ}\b"),
+    _rule(_OVERRIDE, "tells the model to set aside its earlier instructions",
+          rf"\b{_VERB}\b{_words(2)}[\s,:;]+{_OBJ}\b{_words(5)}[\s,:;]+{_THEN}\b"),
+    _rule(_OVERRIDE, "declares the model's instructions void",
+          rf"\b{_QUAL}\b{_words(3)}[\s,:;]+{_RULE_WORDS}\b{_words(6)}[\s,:;]+{_VOID}"),
+    _rule(_OVERRIDE, "claims to replace the model's instructions",
+          rf"\b(?:new|these|the following|this tool'?s|my) {_RULE_WORDS} (?:supersede|override|replace"
+          rf"|take precedence over"
+          rf"|come first|overrule)"),
+    _rule(_OVERRIDE, "tells the model whom to obey",
+          r"\bobey (?:only )?(?:this|these|me|the tool|this tool|its)\b|\bfollow only the (?:directions"
+          r"|instructions|rules)"
+          r" (?:in|of) this\b"),
+    _rule(_OVERRIDE, "asks for the model's own prompt or configuration",
+          r"\b(?:print|reveal|show|output|repeat|leak|display|dump|paste|share|tell me|give me|disclose"
+          r"|return|send|include"
+          r"|write out|echo)\b(?:\s+\w+){0,3}?\s+(?:your |the )?(?:system prompt|hidden prompt|initial prompt"
+          r"|original prompt"
+          r"|developer prompt|(?:system|hidden|initial) instructions|instructions you were given|your instructions"
+          r"|your configuration|your prompt|your rules)\b"),
+    _rule(_OVERRIDE, "reassigns the model's role",
+          r"\bfrom now on,? you\b|\byou are now (?:a|an|in|the|my|no longer|free|unrestricted|dan)\b"
+          r"|\byou are no longer"
+          r" (?:bound|restricted|limited|an? ai|an assistant)\b|\b(?:enable|enter|activate|switch to"
+          r"|turn on)\w* (?:the )?"
+          r"(?:developer|god|dan|jailbreak|unrestricted|admin|maintenance|debug) mode\b"
+          r"|\bunrestricted (?:assistant|ai|model)\b"
+          r"|\bno longer bound by\b"),
+    _rule(_OVERRIDE, "gives the model steps to take before using the tool",
+          r"\bbefore (?:using|calling|you use|you call|invoking) this tool\b.{0,80}?\b(?:read|open|send|pass"
+          r"|include|attach"
+          r"|upload|call|fetch|collect)\b"),
+    _rule(_MARKUP, "directive markup",
+          r"<\s*/?\s*(?:important|system|sys|instructions?|hidden|admin|secret|assistant|directive|override|prompt"
+          r"|ai[ -]only|model[ -]only|priority|critical)\b[^<>]{0,40}>"),
+    _rule(_MARKUP, "chat-template tokens", r"<\|\s*(?:im[ _]start|im[ _]end|system|user|assistant|endoftext"
+                                           r"|eot[ _]id)\s*\|>"
+          r"|\[/?inst\]|<<\s*/?sys\s*>>"),
+    _rule(_MARKUP, "a bracketed note to the model",
+          r"\[\[\s*(?:assistant|system|ai|model|llm|hidden|internal|agent)\b[^\]]{0,200}\]\]"
+          r"|\[\s*(?:for|to) the (?:ai|assistant|model|llm|agent)\b|\[\s*(?:assistant|ai|model|llm|agent"
+          r"|system) only\b"),
+    _rule(_MARKUP, "a fake system banner",
+          r"[-=#*~_]{3,} ?(?:system|admin|developer|assistant|important|internal)(?: (?:message|prompt|notice"
+          r"|instructions?"
+          r"|override|update))? ?[-=#*~_]{3,}"),
+    _rule(_MARKUP, "a fake role line", r"(?:^|\n) ?(?:system|assistant|developer|admin) ?(?:message|prompt)? ?:"),
+    _rule(_MARKUP, "a comment addressed to the model",
+          r"<!--.{0,300}?\b(?:assistant|ai|model|llm|agent|claude|gpt|you must|always|never|call)\b.{0,300}?-->"),
+    _rule(_SECRECY, "tells the model to keep something from the user",
+          r"\b(?:do not|don'?t|dont|never|without|not to)\b(?:\s+\w+){0,2}?\s+(?:tell|inform|notify|alert|mention|show"
+          r"|reveal|disclose|let|letting|telling|informing|notifying|alerting|mentioning|showing|revealing"
+          r"|disclosing)\b"
+          r"(?:\s+[\w']+){0,4}?\s+(?:the )?(?:user|users|human|operator)\b"),
+    _rule(_SECRECY, "tells the model to hide something from the user",
+          r"\b(?:hide|conceal|keep|withhold)\b(?:\s+[\w']+){0,5}?\s+(?:from|secret from|hidden from"
+          r"|away from) (?:the )?"
+          r"(?:user|users|human|operator)\b"),
+    _rule(_SECRECY, "says the user must not know",
+          r"\b(?:the )?(?:user|users|human) (?:must|should|shall|does|do|need|needs to|may) (?:not"
+          r"|never)\b(?:\s+\w+){0,2}?\s+"
+          r"(?:know|see|find out|notice|learn|be told|be informed|be aware|hear)\b"),
+    _rule(_SECRECY, "says a step must not be mentioned",
+          r"\b(?:must|should|shall) (?:not|never) be (?:mentioned|shown|disclosed|revealed|reported|surfaced)\b"),
+)
+
+
+def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
+    """The findings of every rule on one string; one per code, at its first unquoted match."""
+    folded = norm.folded
+    best: dict[str, dict[str, Any]] = {}
+    for rule in RULES:
+        if rule.code in best and best[rule.code]["severity"] == rule.severity:
+            continue
+        for m in rule.pattern.finditer(folded):
+            quoted = mentioned(folded, m.start(), m.end())
+            severity: Severity = "info" if quoted else rule.severity
+            if rule.code in best and (best[rule.code]["severity"] == severity or quoted):
+                continue
+            message = rule.label + (" (quoted or labelled as an example)" if quoted else "")
+            best[rule.code] = finding(rule.code, severity, message, text.path, span=norm.span(m.start(), m.end()),
+                                      evidence=norm.evidence(m.start(), m.end()))
+            if not quoted:
+                break
+    return list(best.values())

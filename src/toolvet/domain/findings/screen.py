@@ -1,0 +1,114 @@
+"""The cheap screen: a definition that provably earns no text finding skips the per-string checks.
+
+Discovery reads thousands of definitions per pass and nearly all are clean, so this runs on the whole
+definition at once, on its JSON text when the caller has it. It answers *clean* only when the text is
+ASCII, holds no escape (so every string appears in it literally, ``json.dumps`` escaping every control
+character), none of the punctuation some rule needs, no token of 24 characters or more (base64, hex), and
+for every rule at least one of its required word groups has no word among the text's words. A rule
+matches only text holding a word of each of its groups (every rule is written so), and on ASCII text the
+checks' normalisation only lower-cases, reads ``_`` (and in keys ``-`` and ``.``) as a space and collapses
+whitespace: the words the screen sees are the words the rules see, plus the JSON's own keys, which only
+make it say *maybe*. ``tests/domain/test_findings_screen.py`` holds it to that on the corpus and on
+mutations.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Final
+
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_SINKS: Final = _set(
+    "pass put paste include attach send upload copy insert provide forward post submit append embed fill mirror "
+    "transmit relay exfiltrate leak report sync stream push ship share dump write place bcc cc")
+_USERS: Final = "user users human operator"
+#: Parameter names that carry data out (``harvesting``), and "here" ("put the key here").
+_CARRIERS: Final = _set(
+    "sidenote side note notes context feedback extra metadata meta comment comments debug summary reasoning details "
+    "memo annotation aside remarks log trace telemetry info data payload config auth blob token report here")
+_SINK_WORDS: Final = " ".join(sorted(_SINKS))
+_SINK_OR_CARRIER: Final = " ".join(sorted(_SINKS | _CARRIERS))
+
+#: The rule families (:mod:`.phrases`, :mod:`.harvesting`, :mod:`.payloads`, :mod:`.secrets`).
+FAMILIES: Final = frozenset({"phrases", "harvesting", "payloads", "secrets"})
+
+#: Per rule, its family and groups of words: a text can match the rule only when every group has a word in it.
+_RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
+    (family, tuple(_set(group) for group in groups)) for family, groups in (
+        # instruction overrides: the verb; the rule words; obey; prompt leaks; role changes; before-using
+        ("phrases", ("ignore disregard forget overlook bypass discard abandon skip override cancel aside attention "
+                     "heed follow following obey",)),
+        ("phrases", ("instructions instruction directives directive rules guidance guidelines prompt prompts "
+                     "policies",)),
+        ("phrases", ("obey follow",)),
+        ("phrases", ("prompt instructions configuration rules",)),
+        ("phrases", ("now longer mode unrestricted bound",)),
+        ("phrases", ("before",)),
+        # secrecy
+        ("phrases", ("not never without don dont", _USERS)),
+        ("phrases", ("hide conceal keep withhold", _USERS)),
+        ("phrases", ("mentioned shown disclosed revealed reported surfaced",)),
+        # role lines, banners, bracketed notes (tags and template tokens need "<", a mark)
+        ("phrases", ("system assistant developer admin",)),
+        ("phrases", ("system admin developer assistant important internal",)),
+        ("phrases", ("assistant system ai model llm hidden internal agent inst",)),
+        # sensitive paths (alone: an info finding); secrets the model knows, with a way out
+        ("harvesting", ("ssh rsa dsa ecdsa ed25519 aws gcloud credentials kube env npmrc pypirc netrc pgpass git "
+                        "docker claude mcp cursor codeium appdata keychain gnupg wallet cookie cookies browser secret "
+                        "secrets private etc",)),
+        ("harvesting", ("api key keys passwords password tokens token secrets credentials cookies",
+                        _SINK_OR_CARRIER)),
+        # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
+        ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
+        ("harvesting", ("http https",)),
+        # data collection
+        ("harvesting", ("conversation chat messages history user prompt instructions configuration",
+                        _SINK_OR_CARRIER)),
+        # shell commands
+        ("payloads", ("curl wget iwr invoke irm fetch dev nc mkfifo powershell iex exec eval base64 rm chmod",)),
+        # key formats with a word prefix
+        ("secrets", ("ghp gho ghu ghs ghr github glpat xoxa xoxb xoxp xoxo xoxs xoxr sk rk begin",)),
+    )
+)
+_WORDS: Final = frozenset().union(*(group for _, groups in _RULES for group in groups))
+#: Per word, the rules that have it in a group: only those rules are evaluated for a text's words.
+_RULES_OF: Final = {word: tuple(i for i, (_, groups) in enumerate(_RULES) if any(word in g for g in groups))
+                    for word in _WORDS}
+
+#: Characters that some rule needs and no word shows (markup, paths, addresses, URL escapes, base64 padding
+#: and alphabet, pipelines, escapes): the split turns them into "#", which then sends the text to every rule.
+_MARK_CHARS: Final = "<~%@/+=|\\#"
+_KEY_PREFIXES: Final = ("AKIA", "ASIA")
+_SPLIT: Final = str.maketrans({c: "#" if c in _MARK_CHARS else " " for c in map(chr, range(128))
+                               if c not in string.ascii_lowercase + string.digits})
+LONG_TOKEN: Final = 24
+_NONE: Final[frozenset[str]] = frozenset()
+
+
+def needed(text: str) -> frozenset[str]:
+    """The rule families that may match some string held in ``text`` (a JSON text, one string, or strings
+    joined by spaces): all of them unless the text is plain ASCII, none when it provably earns nothing."""
+    if not text.isascii() or not text.isprintable() or any(prefix in text for prefix in _KEY_PREFIXES):
+        return FAMILIES
+    split = text.lower().translate(_SPLIT)
+    if "#" in split:
+        return FAMILIES
+    tokens = split.split()
+    if not tokens:
+        return _NONE
+    if max(map(len, tokens)) >= LONG_TOKEN:
+        return FAMILIES
+    hits = _WORDS.intersection(tokens)
+    if not hits:
+        return _NONE
+    rules = {i for word in hits for i in _RULES_OF[word]}
+    return frozenset(_RULES[i][0] for i in rules if all(not group.isdisjoint(hits) for group in _RULES[i][1]))
+
+
+def plainly_clean(text: str) -> bool:
+    """True when no string held in ``text`` can earn a text finding."""
+    return not needed(text)

@@ -1,0 +1,120 @@
+"""Tool shadowing across servers: one server's tool steering how another server's tool is used, or copying
+another server's tool so the model calls the copy.
+
+Both need the registry's other tools, given as plain :class:`OtherTool` data. A mention (in the title, the
+description or the annotations' title) counts when the
+other tool's name appears as a name (it has ``_``, ``-``, ``.``, a digit or an inner capital, or it is
+quoted) with an instruction in the same sentence ("when you call", "instead of", "never use"). A copy is
+a name within a small edit of the other's (``rapidfuzz``; confusables folded first) whose description is
+nearly the same: the same name with a different job (``search`` on GitHub and on Jira) is not flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+from toolvet.domain.findings.context import sentence_end, sentence_start
+from toolvet.domain.findings.finding import finding
+from toolvet.domain.findings.strings import Text
+from toolvet.domain.findings.text import normalise
+
+NAME_SIMILARITY: Final = 85.0
+#: A copy meant to pass for the original keeps its words (the corpus's copies score 96-100); two tools that
+#: share a name but not a job score about 40-55, and one vendor's templated descriptions that differ in a
+#: team name and numbers about 87-90, which is no attempt to pass for another server's tool.
+DESCRIPTION_SIMILARITY: Final = 92.0
+
+_STEER: Final = re.compile(
+    r"\b(?:when|whenever|before|after|instead of|rather than|do not|don'?t|never|always|stop|avoid|prefer|replace"
+    r"|deprecated|in place of|every time|each time|asks? for)\b"
+)
+_NAME_LIKE: Final = re.compile(r"[_\-.0-9]|[a-z][A-Z]")
+
+
+@dataclass(frozen=True, slots=True)
+class OtherTool:
+    """A tool of another server, as the cross-server checks need it."""
+
+    server: str
+    name: str
+    description: str | None = None
+    title: str | None = None
+
+
+@lru_cache(maxsize=1)
+def _fuzz() -> Any:
+    # Imported on the first comparison (about 20 ms): a process that never compares need not load it.
+    from rapidfuzz import fuzz
+
+    return fuzz
+
+
+@lru_cache(maxsize=16384)
+def _skeleton(name: str) -> str:
+    return normalise(name, key=True).folded.replace(" ", "_")
+
+
+@lru_cache(maxsize=16384)
+def _about(title: str | None, description: str | None) -> str:
+    return normalise(" ".join(v for v in (title, description) if isinstance(v, str))).folded
+
+
+def _mention(strings: list[Text], other: OtherTool) -> dict[str, Any] | None:
+    name = other.name
+    quoted_forms = (f"`{name}`", f"'{name}'", f'"{name}"')
+    for text in strings:
+        value = text.value
+        if name not in value:
+            continue
+        for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", value):
+            quoted = any(value.startswith(q, m.start() - 1) for q in quoted_forms)
+            if not (_NAME_LIKE.search(name) or quoted or value[m.end():m.end() + 5].lower() == " tool"):
+                continue
+            folded = value.lower()
+            lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
+            if _STEER.search(folded, lo, hi):
+                return finding("tool-shadowing", "high",
+                               f"instructs the model about {other.name!r} of server {other.server!r}", text.path,
+                               span=(m.start(), m.end()), evidence=value[lo:hi][:160], other_server=other.server,
+                               other_tool=other.name)
+    return None
+
+
+def cross_server_findings(server: str, definition: dict[str, Any], others: Iterable[OtherTool]) -> list[dict[str, Any]]:
+    """Findings ``definition`` (a tool of ``server``) earns against other servers' tools: ``tool-shadowing``
+    when its text steers the model about one of them by name, ``tool-duplicate`` when it nearly copies one's
+    name and description. Tools of the same server are skipped (a tool may refer to its siblings)."""
+    others = [o for o in others if o.server != server]
+    if not others:
+        return []
+    found: list[dict[str, Any]] = []
+    # The prose a model reads first; schema strings are left to the static rules (walking every schema per
+    # comparison would cost more than the comparisons).
+    strings = [Text(key, value) for key in ("title", "description") if isinstance(value := definition.get(key), str)]
+    annotations = definition.get("annotations")
+    if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
+        strings.append(Text("annotations.title", annotations["title"]))
+    prose = " ".join(t.value for t in strings)
+    name = definition.get("name")
+    mine: str | None = None
+    for other in others:
+        hit = _mention(strings, other) if other.name in prose else None
+        if hit is not None:
+            found.append(hit)
+        if not isinstance(name, str):
+            continue
+        if not _fuzz().ratio(_skeleton(name), _skeleton(other.name), score_cutoff=NAME_SIMILARITY):
+            continue
+        if mine is None:
+            mine = _about(definition.get("title"), definition.get("description"))
+        theirs = _about(other.title, other.description)
+        if mine and theirs and _fuzz().token_sort_ratio(mine, theirs, score_cutoff=DESCRIPTION_SIMILARITY):
+            found.append(finding(
+                "tool-duplicate", "high",
+                f"nearly the same name and description as {other.name!r} of server {other.server!r}", "name",
+                span=(0, len(name)), evidence=name, other_server=other.server, other_tool=other.name))
+    return found

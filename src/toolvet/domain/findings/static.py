@@ -1,0 +1,78 @@
+"""The findings a definition earns on its own: every string normalised once and read by every rule family."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolvet.domain.findings import harvesting, payloads, phrases, secrets
+from toolvet.domain.findings.finding import Severity, finding
+from toolvet.domain.findings.hidden import Hidden
+from toolvet.domain.findings.screen import FAMILIES, needed, plainly_clean
+from toolvet.domain.findings.strings import Text, texts
+from toolvet.domain.findings.text import Normalised, normalise
+from toolvet.domain.names import TOOL_NAME_PATTERN, is_conventional_tool_name
+
+
+def _hidden_finding(text: Text, norm: Normalised, hidden: Hidden) -> dict[str, Any]:
+    codes = ", ".join(f"U+{cp:04X}" for cp in sorted(hidden.codepoints))
+    spelled = hidden.tag_text
+    severity: Severity = "high" if len(spelled) >= 2 or hidden.bidi else "warning"
+    message = f"invisible or control characters {codes}"
+    if spelled:
+        message += f"; tag characters spell {spelled!r}"
+    return finding("hidden-characters", severity, message, text.path,
+                   span=(hidden.first, hidden.last + 1), evidence=norm.original[hidden.first:hidden.last + 1],
+                   **({"decoded": spelled} if spelled else {}))
+
+
+def _text_rules(text: Text, norm: Normalised, families: frozenset[str], depth: int = 0) -> list[dict[str, Any]]:
+    def recheck(decoded: str, path: str) -> list[dict[str, Any]]:
+        inner = Text(path, decoded, parameter=text.parameter)
+        return _text_rules(inner, normalise(decoded), FAMILIES, depth + 1)
+
+    found: list[dict[str, Any]] = []
+    if "phrases" in families:
+        found += phrases.check(text, norm)
+    if "harvesting" in families:
+        found += harvesting.check(text, norm)
+    if "payloads" in families:
+        found += payloads.check(text, norm, recheck, depth)
+    if "secrets" in families:
+        found += secrets.check(text, norm)
+    return found
+
+
+def check_text(text: Text) -> list[dict[str, Any]]:
+    """Every finding one string earns."""
+    # The screen per string: the parameter the string describes is part of what some rules read.
+    families = needed(text.value if text.parameter is None else f"{text.value} {text.parameter}")
+    if not families and text.value.isascii():
+        return []
+    norm = normalise(text.value, key=text.key)
+    found: list[dict[str, Any]] = []
+    if norm.hidden is not None:
+        found.append(_hidden_finding(text, norm, norm.hidden))
+    if norm.mixed:
+        at = norm.mixed[0]
+        found.append(finding("confusable-characters", "warning",
+                             "a word mixes Latin letters with look-alike letters of another script", text.path,
+                             span=(at, at + 1), evidence=norm.original[max(0, at - 12):at + 12]))
+    return found + _text_rules(text, norm, families)
+
+
+def static_findings(definition: dict[str, Any], text: str | None = None) -> list[dict[str, Any]]:
+    """Findings that a definition earns on its own. ``text``, the definition as JSON (compact, not
+    ASCII-escaped) when the caller has it, lets a clean definition skip the per-string checks."""
+    found: list[dict[str, Any]] = []
+    name = definition.get("name")
+    if isinstance(name, str) and not is_conventional_tool_name(name):
+        found.append(finding("name-pattern", "warning", f"name {name!r} does not match {TOOL_NAME_PATTERN}", "name",
+                             span=(0, len(name)), evidence=name))
+    if text is not None and plainly_clean(text):
+        return found
+    strings = texts(definition)
+    if text is None and plainly_clean(" ".join(t.value for t in strings)):
+        return found
+    for item in strings:
+        found += check_text(item)
+    return found

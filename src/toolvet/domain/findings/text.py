@@ -1,0 +1,136 @@
+"""Normalising a string once for every check, keeping the way back to the original characters.
+
+NFKC (fullwidth and mathematical letters become plain ones), marks dropped, format, bidirectional, tag,
+private-use and control characters removed (and described, see :mod:`.hidden`), confusable letters folded
+to the Latin letter they imitate (``confusable-homoglyphs``, the Unicode confusables data), letters lower-
+cased, ``_`` read as a space and whitespace collapsed (a newline is kept as one, for line-anchored rules).
+Every character of the result knows the index of the original character it came from, so a match is
+reported as the original span.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+from toolvet.domain.findings.hidden import Hidden, is_hidden, note_hidden
+
+_SPACE_LIKE: Final = frozenset(" \t\r\f\v")
+_WORD_BREAKS: Final = str.maketrans("_", " ")
+_KEY_BREAKS: Final = str.maketrans("_-.", "   ")
+
+
+@lru_cache(maxsize=1)
+def _confusables() -> Any:
+    # Imported on the first non-ASCII letter: loading the confusables data costs about 30 ms, which a
+    # process that only ever sees ASCII definitions (most discovery writers) need not pay.
+    from confusable_homoglyphs import confusables
+
+    return confusables
+
+
+@lru_cache(maxsize=8192)
+def _fold(ch: str) -> str:
+    """What a non-ASCII character reads as: NFKD, without combining marks, confusables folded to ASCII."""
+    out = []
+    for c in unicodedata.normalize("NFKC", ch):
+        if c.isascii():
+            out.append(c)
+            continue
+        base = "".join(b for b in unicodedata.normalize("NFKD", c) if not unicodedata.combining(b))
+        if base and base.isascii():
+            out.append(base)
+            continue
+        # Lower-case first: a capital may imitate another letter than its small form does (Greek capital
+        # iota reads as "l", iota as "i"), and the checks read lower-case text.
+        c = c.lower() if len(c.lower()) == 1 else c
+        found = _confusables().is_confusable(c, greedy=True, preferred_aliases=["latin"])
+        glyphs = [h["c"] for h in found[0]["homoglyphs"]] if found else []
+        ascii_glyphs = [g for g in glyphs if g.isascii() and g.isalpha()] or [g for g in glyphs if g.isascii()]
+        out.append(ascii_glyphs[0] if ascii_glyphs else (base or c))
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Normalised:
+    """A string as the checks read it.
+
+    ``folded`` is lower-case; ``cased`` is the same characters before lower-casing (for case-sensitive
+    formats: base64, key prefixes). ``origin[i]`` is the index in ``original`` that ``folded[i]`` came from
+    (``origin`` is None when they are the same, the common plain-ASCII case).
+    """
+
+    original: str
+    folded: str
+    cased: str
+    origin: tuple[int, ...] | None
+    hidden: Hidden | None
+    #: Indexes (in ``original``) of non-ASCII letters folded to an ASCII letter inside a word that also has
+    #: ASCII letters: a mixed-script word, the shape of a homoglyph attack.
+    mixed: tuple[int, ...] = ()
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original span of ``folded[start:end]``."""
+        if self.origin is None:
+            return start, end
+        if start >= len(self.origin):
+            return len(self.original), len(self.original)
+        last = self.origin[end - 1] + 1 if end > start else self.origin[start]
+        return self.origin[start], last
+
+    def evidence(self, start: int, end: int) -> str:
+        a, b = self.span(start, end)
+        return self.original[a:b]
+
+
+def _plain(text: str) -> bool:
+    # ASCII without a character the loop would change: then folded is text.lower() and origin the identity.
+    return text.isascii() and text.isprintable() and "  " not in text
+
+
+def normalise(text: str, *, key: bool = False) -> Normalised:
+    """Normalise ``text``. ``_`` reads as a space in ``folded`` (``do_not_tell``); in a key (a property
+    name) ``-`` and ``.`` do too. ``cased`` keeps them (key formats and base64 need them)."""
+    breaks = _KEY_BREAKS if key else _WORD_BREAKS
+    if _plain(text):
+        return Normalised(text, text.lower().translate(breaks), text, None, None)
+    chars: list[str] = []
+    origin: list[int] = []
+    hidden: Hidden | None = None
+    mixed: list[int] = []
+    folded_at: list[int] = []  # output positions of non-ASCII letters folded to ASCII
+    for i, ch in enumerate(text):
+        if is_hidden(ch, text, i):
+            hidden = note_hidden(hidden, ch, text, i)
+            continue
+        if ch in _SPACE_LIKE or ch == "\n" or ch.isspace():
+            sep = "\n" if ch in "\n\u2028\u2029\x85" else " "
+            if chars and chars[-1] in " \n":
+                if sep == "\n":
+                    chars[-1] = "\n"
+                continue
+            chars.append(sep)
+            origin.append(i)
+            continue
+        out = ch if ch.isascii() else _fold(ch)
+        if not ch.isascii() and out.isascii() and out.isalpha() and "LATIN" not in unicodedata.name(ch, "LATIN"):
+            folded_at.append(len(chars))
+        for c in out:
+            chars.append(c)
+            origin.append(i)
+    cased = "".join(chars)
+    if folded_at:
+        for at in folded_at:
+            a = b = at
+            while a > 0 and cased[a - 1].isalpha():
+                a -= 1
+            while b + 1 < len(cased) and cased[b + 1].isalpha():
+                b += 1
+            word = cased[a:b + 1]
+            if any(text[origin[j]].isascii() and text[origin[j]].isalpha()
+                   for j in range(a, b + 1)) and word.isascii():
+                mixed.append(origin[at])
+    lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in cased).translate(breaks)
+    return Normalised(text, lowered, cased, tuple(origin), hidden, tuple(mixed))

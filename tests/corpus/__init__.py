@@ -1,0 +1,92 @@
+"""The findings corpus: labelled tool definitions written for toolvet.
+
+``tuning.jsonl`` is what the rules were written against; ``heldout.jsonl`` was written first and left
+alone while the rules were written, so its figures say how the rules do on tools they were not tuned on.
+Each entry: ``id``, ``label`` (``malicious`` | ``benign``), ``category``, ``reason``, ``hard`` (a benign
+entry that resembles an attack), the ``tool`` definition and, for cross-server entries, the ``server`` it
+belongs to and ``others`` (other servers' tools: ``server``, ``name``, ``description``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from toolvet.domain.findings import OtherTool, cross_server_findings, is_flagged, static_findings
+
+HERE: Final = Path(__file__).parent
+PARTS: Final = ("tuning", "heldout")
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    part: str
+    label: str
+    category: str
+    reason: str
+    hard: bool
+    tool: dict[str, Any]
+    server: str
+    others: tuple[OtherTool, ...]
+
+    @property
+    def malicious(self) -> bool:
+        return self.label == "malicious"
+
+
+def load(part: str | None = None) -> list[Entry]:
+    """The entries of one part, or of both."""
+    out: list[Entry] = []
+    for name in PARTS if part is None else (part,):
+        for line in (HERE / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            raw = json.loads(line)
+            others = tuple(OtherTool(o["server"], o["name"], o.get("description"), o.get("title"))
+                           for o in raw.get("others", ()))
+            out.append(Entry(raw["id"], name, raw["label"], raw["category"], raw["reason"], bool(raw.get("hard")),
+                             raw["tool"], raw.get("server", "corpus"), others))
+    return out
+
+
+def findings_of(entry: Entry) -> list[dict[str, Any]]:
+    """What the engine finds on an entry: its own findings and those against the other servers given."""
+    return static_findings(entry.tool) + cross_server_findings(entry.server, entry.tool, entry.others)
+
+
+def flagged(entry: Entry) -> bool:
+    return is_flagged(findings_of(entry))
+
+
+@dataclass(frozen=True)
+class Score:
+    tp: int
+    fn: int
+    fp: int
+    tn: int
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    @property
+    def fpr(self) -> float:
+        return self.fp / (self.fp + self.tn) if self.fp + self.tn else 0.0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+
+def score(entries: list[Entry]) -> Score:
+    tp = fn = fp = tn = 0
+    for e in entries:
+        hit = flagged(e)
+        if e.malicious:
+            tp, fn = tp + hit, fn + (not hit)
+        else:
+            fp, tn = fp + hit, tn + (not hit)
+    return Score(tp, fn, fp, tn)

@@ -1,0 +1,67 @@
+"""The cheap screen never hides a finding: with it, static_findings gives exactly what it gives without it."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.corpus import load
+from toolvet.domain.findings import static, static_findings
+from toolvet.domain.findings.screen import FAMILIES
+from toolvet.domain.findings.strings import texts
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
+from farm import tool_definition
+
+
+def text_of(definition: dict[str, Any]) -> str:
+    return json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def unscreened(definition: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    with monkeypatch.context() as m:
+        m.setattr(static, "plainly_clean", lambda text: False)
+        m.setattr(static, "needed", lambda text: FAMILIES)
+        return static_findings(definition)
+
+
+def corpus_strings() -> list[str]:
+    return [t.value for e in load() for t in texts(e.tool)]
+
+
+def test_the_screen_keeps_every_finding_of_the_corpus(monkeypatch):
+    for entry in load():
+        expected = unscreened(entry.tool, monkeypatch)
+        assert static_findings(entry.tool) == expected, entry.id
+        assert static_findings(entry.tool, text_of(entry.tool)) == expected, entry.id
+
+
+def test_the_screen_keeps_every_finding_of_mutated_corpus_text(monkeypatch):
+    """Corpus strings cut, joined and re-cased, put into every place a string can be."""
+    rng = random.Random(12)
+    pool = corpus_strings()
+    words = " ".join(pool).split()
+    for _ in range(1_500):
+        pieces = [" ".join(rng.sample(words, rng.randrange(1, 8))) if rng.random() < 0.5 else rng.choice(pool)
+                  for _ in range(5)]
+        pieces = [p.upper() if rng.random() < 0.1 else p for p in pieces]
+        definition = {"name": "get_thing", "title": pieces[0], "description": pieces[1],
+                      "inputSchema": {"type": "object", "properties": {
+                          rng.choice(["notes", "sidenote", "q", pieces[4][:30]]): {
+                              "type": "string", "description": pieces[2], "enum": [pieces[3], "y"]}}},
+                      "annotations": {"title": pieces[4]}, "_meta": {"k": pieces[3]}}
+        expected = unscreened(definition, monkeypatch)
+        assert static_findings(definition) == expected, pieces
+        assert static_findings(definition, text_of(definition)) == expected, pieces
+
+
+def test_the_benchmark_farms_tools_earn_nothing_screened_or_not(monkeypatch):
+    for server in range(3):
+        for index in range(200):
+            definition = tool_definition(server, index)
+            assert static_findings(definition, text_of(definition)) == unscreened(definition, monkeypatch) == []
