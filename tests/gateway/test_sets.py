@@ -147,6 +147,21 @@ async def test_an_edit_to_the_set_reaches_connected_clients_who_are_told_the_lis
     assert after == ["demo_tool_0", "demo_tool_1", "demo_tool_2"]
 
 
+async def test_a_set_removed_while_served_ends_its_endpoint_and_is_404_from_then_on(toolvet: Toolvet):
+    with modern_http_server(demo_server()) as demo:
+        await toolvet.register("demo", demo.url)
+        define(toolvet, "brief", ("demo", "tool_0"))
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with client_at(toolvet, "/mcp/sets/brief", toolvet.alice, "2026-07-28") as client:
+                listed = await names(client)
+                async with client.listen(tools_list_changed=True) as subscription:
+                    tool_sets.delete_tool_set(toolvet.ctx, ADMIN, "brief")
+                    heard = [event async for event in subscription]  # the stream ends with the endpoint
+                with pytest.raises(MCPError, match="no tool set named 'brief'"):
+                    await client.list_tools()
+    assert listed == ["demo_tool_0"] and heard == []
+
+
 async def test_an_unknown_or_removed_set_is_404_naming_it(toolvet: Toolvet):
     define(toolvet, "gone", ("demo", None))
     tool_sets.delete_tool_set(toolvet.ctx, ADMIN, "gone")
