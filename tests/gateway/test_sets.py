@@ -103,16 +103,17 @@ async def test_a_sets_prompts_and_resources_come_from_its_member_servers_only(to
     assert resources == ["books://catalogue"]
 
 
-async def test_the_scopes_disabled_map_still_hides_a_member(toolvet: Toolvet):
+@pytest.mark.parametrize("mode", ERAS)
+async def test_the_scopes_disabled_map_still_hides_a_member(toolvet: Toolvet, mode):
     with modern_http_server(demo_server()) as demo:
         await toolvet.register("demo", demo.url)
         define(toolvet, "pair", ("demo", "tool_0"), ("demo", "tool_1"))
         preferences.set_disabled(toolvet.ctx, ADMIN, "default", "demo", ["tool_1"])
         with toolvet.serve(), anyio.fail_after(BOUND):
-            async with client_at(toolvet, "/mcp/sets/pair", toolvet.alice, "2026-07-28") as client:
+            async with client_at(toolvet, "/mcp/sets/pair", toolvet.alice, mode) as client:
                 shown = await names(client)
                 refused = await client.call_tool("demo_tool_1", {"text": "x"})
-            async with client_at(toolvet, "/mcp/sets/pair", toolvet.ops, "2026-07-28") as operator:
+            async with client_at(toolvet, "/mcp/sets/pair", toolvet.ops, mode) as operator:
                 operators = await names(operator)
     assert shown == ["demo_tool_0"]
     assert refused.is_error and "disabled" in refused.content[0].text
