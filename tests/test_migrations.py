@@ -4,6 +4,7 @@ and a migration that moves data moves it (and back) with rows in the tables."""
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -129,5 +130,42 @@ def test_0005_moves_settings_and_reviews_out_of_the_tools_rows_and_back(database
             reviewed = conn.execute(sa.select(ToolReview.tool_id).order_by(ToolReview.tool_id)).scalars().all()
         assert [tuple(r) for r in again] == [tuple(r) for r in settings]
         assert reviewed == [2, 3]
+    finally:
+        engine.dispose()
+
+
+# --- 0006: tool sets ----------------------------------------------------------------------------------
+
+_TOOL_SETS = sa.table("tool_sets", *(sa.column(c) for c in ("id", "name", "title", "description")),
+                      sa.column("members", sa.JSON), sa.column("created_at", UTCDateTime()),
+                      sa.column("updated_at", UTCDateTime()))
+
+
+def test_0006_adds_the_tool_sets_table_which_keeps_members_verbatim_and_goes_again_on_downgrade(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0005")
+        assert "tool_sets" not in sa.inspect(engine).get_table_names()
+
+        upgrade(engine, "0006")
+
+        members = [{"server": "library", "tool": "lookup"}, {"server": "later", "tool": None}]
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_TOOL_SETS), [{"id": 1, "name": "research", "title": "Research",
+                                                  "description": None, "members": members,
+                                                  "created_at": _AT, "updated_at": _AT}])
+        with engine.connect() as conn:
+            stored = conn.execute(sa.select(_TOOL_SETS.c.name, _TOOL_SETS.c.members, _TOOL_SETS.c.updated_at)).one()
+        assert tuple(stored) == ("research", members, _AT)
+        with engine.begin() as conn, pytest.raises(sa.exc.IntegrityError):
+            conn.execute(sa.insert(_TOOL_SETS), [{"id": 2, "name": "research", "members": [],
+                                                  "created_at": _AT, "updated_at": _AT}])
+
+        _downgrade(engine, "0005")
+
+        assert current_revision(engine) == "0005"
+        assert "tool_sets" not in sa.inspect(engine).get_table_names()
+        upgrade(engine)
+        assert "tool_sets" in sa.inspect(engine).get_table_names()
     finally:
         engine.dispose()

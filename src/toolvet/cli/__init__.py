@@ -21,6 +21,7 @@ COMMAND_MODULES: list[str] = [
     "serve",
     "servers",
     "tools",
+    "tool_sets",
     "review",
     "tokens",
     "audit",

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from toolvet.schemas.common import MAX_LIMIT, MAX_OFFSET, Page
 from toolvet.schemas.servers import ServerOut, Transport
+from toolvet.schemas.tool_sets import ToolSetMember, ToolSetOut
 from toolvet.schemas.tools import AuditOut, DefinitionOut, TokenCreated, TokenOut, ToolOut
 
 M = TypeVar("M", bound=BaseModel)
@@ -180,6 +181,35 @@ def server_row(server: ServerOut) -> Sequence[Any]:
         server.discovery,
         last_discovery(server),
         server.tool_count,
+    )
+
+
+TOOL_SET_HEADERS = ("NAME", "TITLE", "MEMBERS", "ENDPOINT", "UPDATED")
+
+
+def member_label(member: ToolSetMember) -> str:
+    """A member as ``toolset add --member`` takes it: ``SERVER/TOOL``, or ``SERVER`` for all its tools."""
+    return member.server if member.tool is None else f"{member.server}/{member.tool}"
+
+
+def show_tool_set(tool_set: ToolSetOut, as_json: bool) -> None:
+    """A set as JSON, or its fields with one member a line (``SERVER/TOOL``, ``SERVER``)."""
+    if as_json:
+        emit_json(tool_set)
+        return
+    show_object(tool_set, False, skip=("members",))
+    typer.echo("members:" if tool_set.members else "members: none")
+    for member in tool_set.members:
+        typer.echo(f"  {member_label(member)}" + ("  (every offered tool)" if member.tool is None else ""))
+
+
+def tool_set_row(tool_set: ToolSetOut) -> Sequence[Any]:
+    return (
+        tool_set.name,
+        tool_set.title,
+        " ".join(member_label(m) for m in tool_set.members) or None,
+        tool_set.endpoint,
+        tool_set.updated_at,
     )
 
 

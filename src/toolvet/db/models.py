@@ -274,3 +274,19 @@ class PendingCall(Base):
     allow_always: Mapped[bool] = mapped_column(Boolean, default=False)
     result: Mapped[dict[str, Any] | None] = mapped_column(Json)
     error: Mapped[str | None] = mapped_column(Text)
+
+
+class ToolSet(Base):
+    """An operator's named allow-list of tools, served at ``/mcp/sets/{name}``. ``members`` is a list
+    of ``{"server": ..., "tool": ... | null}`` (null: every offered tool of that server); a member may
+    name a server that is not registered (yet), so nothing here references ``servers``."""
+
+    __tablename__ = "tool_sets"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32), unique=True)
+    title: Mapped[str | None] = mapped_column(Text)
+    description: Mapped[str | None] = mapped_column(Text)
+    members: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

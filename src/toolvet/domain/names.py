@@ -1,4 +1,4 @@
-"""Name rules for servers and tools (SPEC §2, §4.4)."""
+"""Name rules for servers, tools and tool sets (SPEC §2, §4.4)."""
 
 from __future__ import annotations
 
@@ -24,3 +24,11 @@ def server_name_problem(name: str) -> str | None:
 def is_conventional_tool_name(name: str) -> bool:
     """True when a tool name follows the MCP naming rule (1-128 of ``[A-Za-z0-9._-]``)."""
     return _TOOL_NAME.fullmatch(name) is not None
+
+
+def tool_set_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a tool set, or None when it can: the server-name rule, since a set's
+    name is a path segment (``/mcp/sets/{name}``) and an audit object id, as a server's is."""
+    if not _SERVER_NAME.fullmatch(name):
+        return f"{name!r} does not match {SERVER_NAME_PATTERN} (lowercase letters, digits and '-', 1-32 long)"
+    return None

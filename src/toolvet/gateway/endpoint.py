@@ -2,7 +2,8 @@
 
 Built on the SDK's low-level ``Server``, with its own streamable-HTTP session manager. ``/mcp`` lists
 every offered tool as ``{server}_{tool}`` (toolvet's own as ``toolvet_{name}``);
-``/mcp/servers/{name}`` lists one server's offered tools under their own names. In both, what the
+``/mcp/servers/{name}`` lists one server's offered tools under their own names; ``/mcp/sets/{name}``
+lists the offered tools an operator's tool set names, as ``{server}_{tool}``. In each, what the
 model sees follows the caller: anonymous callers see ``noauth`` tools only, and a token's scope hides
 the tools its disabled map names. ``tools/call`` runs through the one CallService both doors share;
 what the upstream sends while a call runs (progress, log messages, elicitation, sampling, a request
@@ -63,6 +64,10 @@ LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
 INSTRUCTIONS: Final = (
     "toolvet offers vetted tools of several MCP servers as {server}_{tool}, and its own "
     "operations as toolvet_{name}. A call that needs approval may wait for a person."
+)
+SET_INSTRUCTIONS: Final = (
+    "toolvet offers the vetted tools of the tool set {name} as {{server}}_{{tool}}. A call that needs "
+    "approval may wait for a person."
 )
 
 
@@ -174,12 +179,12 @@ class Endpoint:
             handlers["on_completion"] = self._complete
         if _declares(caps, "logging"):
             handlers["on_set_logging_level"] = self._set_log_level
-        named = self.view.server
+        name, title, instructions = self._identity()
         return _ViewServer(
-            named or "toolvet",
+            name,
             version=__version__,
-            title=f"{named} through toolvet" if named else "toolvet gateway",
-            instructions=None if named else INSTRUCTIONS,
+            title=title,
+            instructions=instructions,
             on_list_tools=self._list_tools,
             # A dict result is shaped and validated by the SDK's runner like a model (its _dump_result
             # and per-version serialisation take both); the handler's type names only the model.
@@ -189,6 +194,26 @@ class Endpoint:
             get_tool_input_schema=self._input_schema,
             **handlers,
         )
+
+    def _identity(self, title: str | None = None, description: str | None = None) -> tuple[str, str, str | None]:
+        """The name, title and instructions this endpoint introduces itself with (a set's own title
+        and description when its operator gave them)."""
+        view = self.view
+        if view.server is not None:
+            return view.server, f"{view.server} through toolvet", None
+        if view.tool_set is not None:
+            instructions = SET_INSTRUCTIONS.format(name=view.tool_set)
+            return (view.tool_set, title or f"{view.tool_set} through toolvet",
+                    f"{description}\n\n{instructions}" if description else instructions)
+        return "toolvet", "toolvet gateway", INSTRUCTIONS
+
+    def retarget(self, view: View, *, title: str | None = None, description: str | None = None) -> bool:
+        """Serve ``view`` from now on (a tool set that was edited), keeping every connected session;
+        whether what it lists changed."""
+        changed = view != self.view
+        self.view = view
+        _, self.server.title, self.server.instructions = self._identity(title, description)
+        return changed
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Serve until cancelled (a task of the gateway's)."""
@@ -293,7 +318,7 @@ class Endpoint:
         offered = (await self.offered.get()).names(self.view).get(name)
         if offered is not None:
             server, tool = offered.server, offered.tool
-        elif self.view.server is None:
+        elif self.view.aggregate:
             # Not offered: still asked of the call service, which says why it refuses the call.
             server, _, tool = name.partition("_")
             if not server or not tool:

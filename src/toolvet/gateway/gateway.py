@@ -4,7 +4,11 @@
   caller may use (:class:`~toolvet.gateway.endpoint.Endpoint` over the aggregate view);
 - ``/mcp/servers/{name}``: one registered server's offered tools, prompts and resources under their
   own names, declaring that server's capabilities. Its endpoint is started on the first request and
-  started afresh when discovery learns different capabilities.
+  started afresh when discovery learns different capabilities;
+- ``/mcp/sets/{name}``: the offered tools an operator's tool set names, as ``{server}_{tool}``, and
+  the prompts and resources of its member servers. Its endpoint is started on the first request; an
+  edit to the set is served by the same endpoint (its sessions kept) and announced as a list change,
+  and a removed set's endpoint ends.
 
 Clients learn that the offered set changed: a watcher re-reads it every second and, when the hash of
 its names and fingerprints moves, every endpoint sends ``notifications/tools/list_changed`` to its
@@ -41,6 +45,8 @@ from toolvet.gateway.access import (
 from toolvet.gateway.endpoint import POLL_SECONDS, Endpoint
 from toolvet.gateway.host_tools import register_host_tools
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View
+from toolvet.gateway.sets import ToolSetCache, view_of
+from toolvet.schemas.tool_sets import ToolSetOut
 from toolvet.services.calls import HOST_SERVER, CallService
 from toolvet.services.context import Context
 from toolvet.web import UnexpectedErrors
@@ -50,8 +56,13 @@ __all__ = ["Gateway", "gateway_lifetime", "mount_gateway"]
 log = logging.getLogger("toolvet.gateway")
 
 SERVER_PATH: Final = "/mcp/servers/{name}"
+SET_PATH: Final = "/mcp/sets/{name}"
 #: Per-server endpoints kept at once; the least recently started goes first past this.
 MAX_SERVER_ENDPOINTS: Final = 256
+#: Per-set endpoints kept at once, likewise.
+MAX_SET_ENDPOINTS: Final = 256
+
+Started = tuple[Endpoint, anyio.CancelScope]
 
 
 class Gateway:
@@ -62,7 +73,9 @@ class Gateway:
         self.offered = OfferedCache(ctx)
         self.tokens = TokenCache(ctx)
         self.aggregate: Endpoint | None = None
+        self.sets = ToolSetCache(ctx)
         self._servers: dict[str, tuple[str, Endpoint, anyio.CancelScope]] = {}
+        self._sets: dict[str, Started] = {}
         self._starting = anyio.Lock()
         self._tg: anyio.abc.TaskGroup | None = None
         self.announced = 0  # how many list changes were announced (tests and logs)
@@ -88,6 +101,7 @@ class Gateway:
             finally:
                 tg.cancel_scope.cancel()
                 self._servers.clear()
+                self._sets.clear()
                 self._tg = None
 
     # ------------------------------------------------------------------ routing
@@ -105,8 +119,20 @@ class Gateway:
         try:
             endpoint = await self._server_endpoint(name)
         except LookupError as exc:
-            body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": str(exc)}}
-            await JSONResponse(body, status_code=404)(scope, receive, send)
+            await _unknown(str(exc))(scope, receive, send)
+            return
+        if endpoint is None:
+            await _unavailable(scope, receive, send)
+            return
+        await endpoint.gate(scope, receive, send)
+
+    async def serve_set(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """``/mcp/sets/{name}``: the tool set's own endpoint, started on first use."""
+        name = str(scope.get("path_params", {}).get("name", ""))
+        try:
+            endpoint = await self._set_endpoint(name)
+        except LookupError as exc:
+            await _unknown(str(exc))(scope, receive, send)
             return
         if endpoint is None:
             await _unavailable(scope, receive, send)
@@ -133,18 +159,58 @@ class Gateway:
                 oldest = next(iter(self._servers))
                 self._servers.pop(oldest)[2].cancel()
             endpoint = Endpoint(self.service(), self.offered, self.tokens, View(server=name), capabilities or {})
-            scope = anyio.CancelScope()
-
-            async def run(*, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-                with scope:
-                    await endpoint.run(task_status=task_status)
-
-            await self._tg.start(run)
+            scope = await self._start(endpoint)
             self._servers[name] = (key, endpoint, scope)
             return endpoint
 
+    async def _set_endpoint(self, name: str) -> Endpoint | None:
+        if self._tg is None:
+            return None
+        definition = await self.sets.get(name)
+        if definition is None:
+            self._end_set(name)
+            raise LookupError(f"no tool set named {name!r}")
+        known = self._sets.get(name)
+        if known is not None:
+            self._follow(known[0], definition)
+            return known[0]
+        async with self._starting:
+            known = self._sets.get(name)
+            if known is not None:
+                return known[0]
+            if len(self._sets) >= MAX_SET_ENDPOINTS:
+                self._end_set(next(iter(self._sets)))
+            endpoint = Endpoint(self.service(), self.offered, self.tokens, view_of(definition))
+            endpoint.retarget(endpoint.view, title=definition.title, description=definition.description)
+            self._sets[name] = (endpoint, await self._start(endpoint))
+            return endpoint
+
+    def _follow(self, endpoint: Endpoint, definition: ToolSetOut) -> None:
+        """Serve the set as it now is; its clients are told when what it lists changed."""
+        changed = endpoint.retarget(view_of(definition), title=definition.title, description=definition.description)
+        if changed and self._tg is not None:
+            self._tg.start_soon(endpoint.announce)
+
+    def _end_set(self, name: str) -> None:
+        started = self._sets.pop(name, None)
+        if started is not None:
+            started[1].cancel()
+
+    async def _start(self, endpoint: Endpoint) -> anyio.CancelScope:
+        """Run ``endpoint`` in the gateway's task group until its scope is cancelled."""
+        assert self._tg is not None
+        scope = anyio.CancelScope()
+
+        async def run(*, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+            with scope:
+                await endpoint.run(task_status=task_status)
+
+        await self._tg.start(run)
+        return scope
+
     def endpoints(self) -> list[Endpoint]:
         started = [endpoint for _, endpoint, _ in self._servers.values()]
+        started += [endpoint for endpoint, _ in self._sets.values()]
         return ([self.aggregate] if self.aggregate is not None else []) + started
 
     # ------------------------------------------------------------------ list changes
@@ -160,13 +226,34 @@ class Gateway:
                 if last is not None and signature != last:
                     await self.announce()
                 last = signature
+            try:
+                await self._follow_sets()
+            except Exception:
+                log.exception("could not read the tool sets")
             await anyio.sleep(POLL_SECONDS)
+
+    async def _follow_sets(self) -> None:
+        """Re-read the set of every started set endpoint: edits are served, removed sets end."""
+        if not self._sets:
+            return
+        found = await self.sets.refresh(list(self._sets))
+        for name, (endpoint, _) in list(self._sets.items()):
+            definition = found.get(name)
+            if definition is None:
+                self._end_set(name)
+            else:
+                self._follow(endpoint, definition)
 
     async def announce(self) -> None:
         """Tell every connected client of every endpoint that the tool list changed (both eras)."""
         self.announced += 1
         for endpoint in self.endpoints():
             await endpoint.announce()
+
+
+def _unknown(message: str) -> JSONResponse:
+    """The 404 of an endpoint path naming no server or set: a JSON-RPC error a client can show."""
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}, status_code=404)
 
 
 async def _unavailable(scope: Scope, receive: Receive, send: Send) -> None:
@@ -177,7 +264,8 @@ async def _unavailable(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 def mount_gateway(app: FastAPI, ctx: Context) -> Gateway:
-    """Mount ``/mcp``, ``/mcp/servers/{name}`` and the protected-resource metadata on ``app``."""
+    """Mount ``/mcp``, ``/mcp/servers/{name}``, ``/mcp/sets/{name}`` and the protected-resource
+    metadata on ``app``."""
     gateway = Gateway(ctx)
     app.state.gateway = gateway
 
@@ -198,7 +286,8 @@ def mount_gateway(app: FastAPI, ctx: Context) -> Gateway:
         app.mcp_app = UnexpectedErrors(gateway.serve_aggregate)
     app.router.routes.insert(0, Route("/mcp", endpoint=gateway.serve_aggregate))
     app.router.routes.insert(1, Route(SERVER_PATH, endpoint=UnexpectedErrors(gateway.serve_server)))
-    for path in (METADATA_PATH, METADATA_PATH + "/mcp", METADATA_PATH + SERVER_PATH):
+    app.router.routes.insert(2, Route(SET_PATH, endpoint=UnexpectedErrors(gateway.serve_set)))
+    for path in (METADATA_PATH, METADATA_PATH + "/mcp", METADATA_PATH + SERVER_PATH, METADATA_PATH + SET_PATH):
         app.router.routes.append(Route(path, endpoint=resource_metadata, methods=["GET"]))
     if ctx.settings.authorization_server is None:
         for path in (AUTHORIZATION_SERVER_PATH, AUTHORIZATION_SERVER_PATH + "/mcp"):

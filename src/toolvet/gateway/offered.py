@@ -84,21 +84,43 @@ def wire_form(name: str, definition: Mapping[str, Any], columns: Mapping[str, An
     return wire
 
 
+#: One entry of a tool set's allow-list: (server, tool), or (server, None) for every tool of the server.
+Member = tuple[str, str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class View:
     """Which offered tools one MCP endpoint lists, and under which names.
 
     ``server`` None is ``/mcp``: every server's tools as ``{server}_{tool}``. A server's name is
     ``/mcp/servers/{name}``: that server's tools under their own names, as if the client spoke to it.
+    A tool set's ``members`` (with its name, ``tool_set``) are ``/mcp/sets/{name}``: the offered tools
+    the allow-list names, as ``{server}_{tool}`` like ``/mcp``.
     """
 
     server: str | None = None
+    tool_set: str | None = None
+    members: frozenset[Member] | None = None
+
+    @classmethod
+    def of_set(cls, name: str, members: Iterable[Member]) -> View:
+        """The view of the tool set ``name``."""
+        return cls(tool_set=name, members=frozenset(members))
+
+    @property
+    def aggregate(self) -> bool:
+        """Whether this is ``/mcp``, which lists every offered tool."""
+        return self.server is None and self.members is None
 
     def name_of(self, tool: OfferedTool) -> str | None:
         """The name ``tool`` is listed under here, or None when this view does not list it."""
-        if self.server is None:
-            return tool.name
-        return tool.tool if tool.server == self.server else None
+        if self.server is not None:
+            return tool.tool if tool.server == self.server else None
+        if self.members is not None and not (
+            (tool.server, None) in self.members or (tool.server, tool.tool) in self.members
+        ):
+            return None
+        return tool.name
 
 
 AGGREGATE: Final = View()

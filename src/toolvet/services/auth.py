@@ -22,6 +22,7 @@ class Permission(StrEnum):
     MANAGE_HTTP_SERVERS = "manage-http-servers"
     MANAGE_STDIO_SERVERS = "manage-stdio-servers"   # commands run on the host: admins only
     MANAGE_TOOLS = "manage-tools"    # enabled/writable flags, hand registration
+    MANAGE_TOOL_SETS = "manage-tool-sets"   # named allow-lists served at /mcp/sets/{name}
     REVIEW = "review"
     DISCOVER = "discover"
     APPROVE_CALLS = "approve-calls"

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from toolvet.api.routes import audit, calls, catalog, discovery, preferences, servers, tokens, tools
+from toolvet.api.routes import audit, calls, catalog, discovery, preferences, servers, tokens, tool_sets, tools
 
 ROUTERS: list[APIRouter] = [
     servers.router,
     tools.router,
+    tool_sets.router,
     audit.router,
     tokens.router,
     discovery.router,
