@@ -134,20 +134,20 @@ def test_0005_moves_settings_and_reviews_out_of_the_tools_rows_and_back(database
         engine.dispose()
 
 
-# --- 0006: tool sets ----------------------------------------------------------------------------------
+# --- 0007: tool sets ----------------------------------------------------------------------------------
 
 _TOOL_SETS = sa.table("tool_sets", *(sa.column(c) for c in ("id", "name", "title", "description")),
                       sa.column("members", sa.JSON), sa.column("created_at", UTCDateTime()),
                       sa.column("updated_at", UTCDateTime()))
 
 
-def test_0006_adds_the_tool_sets_table_which_keeps_members_verbatim_and_goes_again_on_downgrade(database_url):
+def test_0007_adds_the_tool_sets_table_which_keeps_members_verbatim_and_goes_again_on_downgrade(database_url):
     engine = make_engine(database_url)
     try:
-        upgrade(engine, "0005")
+        upgrade(engine, "0006")
         assert "tool_sets" not in sa.inspect(engine).get_table_names()
 
-        upgrade(engine, "0006")
+        upgrade(engine, "0007")
 
         members = [{"server": "library", "tool": "lookup"}, {"server": "later", "tool": None}]
         with engine.begin() as conn:
@@ -161,9 +161,9 @@ def test_0006_adds_the_tool_sets_table_which_keeps_members_verbatim_and_goes_aga
             conn.execute(sa.insert(_TOOL_SETS), [{"id": 2, "name": "research", "members": [],
                                                   "created_at": _AT, "updated_at": _AT}])
 
-        _downgrade(engine, "0005")
+        _downgrade(engine, "0006")
 
-        assert current_revision(engine) == "0005"
+        assert current_revision(engine) == "0006"
         assert "tool_sets" not in sa.inspect(engine).get_table_names()
         upgrade(engine)
         assert "tool_sets" in sa.inspect(engine).get_table_names()

@@ -1,7 +1,7 @@
 """tool sets: operator-defined allow-lists served at /mcp/sets/{name}
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 
 One new table, ``tool_sets``. A set's ``members`` are a JSON list of ``{"server", "tool"}`` (``tool``
 null: every offered tool of that server). Members name servers by name, not by id, and carry no
@@ -16,8 +16,8 @@ from alembic import op
 
 import toolvet.db.types
 
-revision = '0006'
-down_revision = '0005'
+revision = '0007'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 
