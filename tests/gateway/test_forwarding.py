@@ -109,12 +109,13 @@ async def test_upstream_log_messages_reach_a_handshake_era_client(toolvet: Toolv
     assert [(entry.level, entry.data) for entry in logged] == [("info", "finished 1 steps")]
 
 
-@pytest.mark.parametrize(("mode", "upstream"), [
-    ("2026-07-28", "stdio, 2026-07-28"), ("legacy", "stdio, 2026-07-28"), ("legacy", "http, handshake era"),
-])
+@pytest.mark.parametrize("upstream", ["stdio, 2026-07-28", "http, handshake era"])
+@pytest.mark.parametrize("mode", ERAS)
 async def test_an_upstream_elicitation_is_asked_of_the_calling_client(toolvet: Toolvet, mode, upstream):
-    """A modern upstream asks with an InputRequiredResult (relayed to a modern client, answered by
-    asking a handshake-era one), a handshake-era upstream with a server request mid-call."""
+    """Every pairing of eras: a modern upstream asks with an InputRequiredResult (relayed to a modern
+    client, answered by asking a handshake-era one); a handshake-era upstream asks mid-call (relayed
+    to a handshake-era client, or asked of a modern one with an InputRequiredResult while the upstream
+    call waits)."""
     asked: list[str] = []
 
     async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -144,13 +145,14 @@ async def test_an_elicitation_for_a_client_that_cannot_answer_is_refused_with_th
     assert "did not declare elicitation" in _text(result)
 
 
+@pytest.mark.parametrize("mode", ERAS)
 async def test_a_cancelled_call_is_cancelled_upstream_and_recorded_with_its_audit_entry(
-    toolvet: Toolvet, tmp_path: Path
+    toolvet: Toolvet, tmp_path: Path, mode
 ):
     await _register_relay(toolvet)
     marker = tmp_path / "cancelled.txt"
     with toolvet.serve():
-        async with toolvet.client(toolvet.alice, mode="legacy") as client:
+        async with toolvet.client(toolvet.alice, mode=mode) as client:
             with anyio.move_on_after(1.5):
                 await client.call_tool("relay_hang", {"marker": str(marker)})
             with anyio.fail_after(BOUND):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Final
 
 import anyio
@@ -43,10 +44,11 @@ from toolvet import __version__
 from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError, UpstreamError
 from toolvet.gateway import outcomes
 from toolvet.gateway.access import ANONYMOUS, AccessGate, Requirement, TokenCache, principal_of
+from toolvet.gateway.conversation import PARKED_STATE, Conversation
 from toolvet.gateway.federation import Federation
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay
-from toolvet.schemas.calls import CallCreate, CallStatus
+from toolvet.schemas.calls import CallCreate, CallOut, CallStatus
 from toolvet.services.auth import Principal, Role
 from toolvet.services.calls import USER_DECLINED, CallService, error_result
 from toolvet.upstream.protocol import is_input_required
@@ -160,6 +162,9 @@ class Endpoint:
         self.manager: StreamableHTTPSessionManager | None = None
         self.gate = AccessGate(self._serve, tokens, self._requirement, self._anonymous)
         self._sessions: dict[int, ServerSession] = {}
+        #: Calls of 2026-07-28 clients in flight, by id, until they answer (gateway.conversation).
+        self._conversations: dict[str, Conversation] = {}
+        self._tg: anyio.abc.TaskGroup | None = None
         #: The log level each handshake-era client set with logging/setLevel (by session).
         self._log_levels: dict[int, str] = {}
 
@@ -221,10 +226,12 @@ class Endpoint:
             app=self.server, security_settings=security_for(self.ctx.settings.host)
         )
         try:
-            async with self.manager.run():
+            async with self.manager.run(), anyio.create_task_group() as tg:
+                self._tg = tg
                 task_status.started()
                 await anyio.sleep_forever()
         finally:
+            self._tg = None
             self.listen.close()
             self._sessions.clear()
             self.manager = None
@@ -340,6 +347,13 @@ class Endpoint:
         resume: dict[str, Any] | None = None
         if modern and params.request_state is not None:
             state = str(params.request_state)
+            if state.startswith(PARKED_STATE):
+                # The retry that answers what the upstream asked mid-call: the call is still running.
+                conversation = self._conversations.get(state[len(PARKED_STATE):])
+                if conversation is None:
+                    raise MCPError(INVALID_PARAMS, "unknown request state: call the tool again")
+                conversation.answer((ctx.params or {}).get("inputResponses") or {})
+                return await self._turn(name, conversation, modern)
             if not state.startswith(UPSTREAM_STATE):
                 # The retry of a call this endpoint asked the user about (2026-07-28 multi-round trip).
                 return await self._answered(principal, server, tool, params)
@@ -350,17 +364,65 @@ class Endpoint:
                 resume["requestState"] = upstream_state
         asks = modern and _can_elicit(ctx)
         elicit = None if modern else self._elicitation(ctx)
+        submit = partial(self.service.submit, principal, data, wait=0 if asks else self.ctx.settings.approval_wait,
+                         elicit=elicit, meta=_request_meta(ctx, self._level(ctx)), resume=resume)
+        if modern:
+            # A 2026-07-28 client cannot be asked mid-call: the call runs in a task of this endpoint's,
+            # and a question its upstream asks becomes an InputRequiredResult (gateway.conversation).
+            conversation = Conversation()
+            relay = Relay(ctx, self._level(ctx), conversation=conversation)
+            self._conversations[conversation.id] = conversation
+            assert self._tg is not None
+            self._tg.start_soon(self._converse, conversation, submit, relay)
+            return await self._turn(name, conversation, modern, asks=asks)
         try:
-            call = await self.service.submit(
-                principal, data, wait=0 if asks else self.ctx.settings.approval_wait, elicit=elicit,
-                hooks=Relay(ctx, self._level(ctx)), meta=_request_meta(ctx, self._level(ctx)), resume=resume,
-            )
+            call = await submit(hooks=Relay(ctx, self._level(ctx)))
         except NotFound:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}") from None
         except (Forbidden, InvalidInput) as exc:
             return types.CallToolResult.model_validate(error_result(exc.message))
         except ToolvetError as exc:
             return types.CallToolResult.model_validate(error_result(f"{name}: {exc.message}"))
+        return self._render(name, call, modern, asks)
+
+    async def _converse(self, conversation: Conversation, submit: Any, relay: Relay) -> None:
+        """Run a 2026-07-28 client's call in this endpoint's task group (see :meth:`_turn`)."""
+        try:
+            with anyio.CancelScope() as conversation.scope:
+                conversation.finish(await submit(hooks=relay))
+            if conversation.scope.cancelled_caught:
+                conversation.finish(failure=ToolvetError("the call was cancelled"))
+        except Exception as exc:
+            conversation.finish(failure=exc)
+        finally:
+            self._conversations.pop(conversation.id, None)
+
+    async def _turn(
+        self, name: str, conversation: Conversation, modern: bool, *, asks: bool = False
+    ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
+        """The call's answer, or the questions its upstream asks first (an InputRequiredResult whose
+        state names the conversation, for the client's retry)."""
+        asks = conversation.asks = asks or conversation.asks
+        try:
+            turn = await conversation.next_turn()
+        except anyio.get_cancelled_exc_class():
+            if conversation.scope is not None and not conversation.waiting:
+                conversation.scope.cancel()  # the client gave up on a call that asked nothing: it stops too
+            raise
+        except NotFound:
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}") from None
+        except (Forbidden, InvalidInput) as exc:
+            return types.CallToolResult.model_validate(error_result(exc.message))
+        except ToolvetError as exc:
+            return types.CallToolResult.model_validate(error_result(f"{name}: {exc.message}"))
+        if turn.questions is not None:
+            return types.InputRequiredResult.model_validate(
+                {"resultType": "input_required", "inputRequests": turn.questions, "requestState": conversation.state})
+        return self._render(name, turn.outcome, modern, asks)
+
+    def _render(
+        self, name: str, call: CallOut, modern: bool, asks: bool
+    ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         if asks and call.status is CallStatus.PENDING:
             # Ask the user in this call's answer; their client calls again with the response and this
             # state. The call is stored pending meanwhile, so an approver over REST may decide it too.

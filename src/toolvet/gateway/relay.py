@@ -25,6 +25,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
 from pydantic import ValidationError
 
+from toolvet.gateway.conversation import Conversation
 from toolvet.gateway.offered import is_modern
 from toolvet.upstream.errors import RpcError
 from toolvet.upstream.protocol import Hooks
@@ -39,6 +40,7 @@ _ASKED: Final[dict[str, tuple[str, type[Any], type[Any]]]] = {
 }
 
 
+CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
 _LEVELS: Final = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
@@ -49,11 +51,23 @@ def _at_least(level: Any, wanted: str) -> bool:
     return _LEVELS.index(level) >= _LEVELS.index(wanted)
 
 
+def _form_default(capabilities: dict[str, Any]) -> dict[str, Any]:
+    """A declared ``elicitation: {}`` means form elicitation (the spec's reading of an empty object)."""
+    elicitation = capabilities.get("elicitation")
+    if isinstance(elicitation, dict) and not elicitation:
+        return {**capabilities, "elicitation": {"form": {}}}
+    return capabilities
+
+
 class Relay(Hooks):
     """Relays one forwarded call's upstream messages to the calling client (see the module docstring)."""
 
-    def __init__(self, ctx: ServerRequestContext[Any], log_level: str = "debug") -> None:
+    def __init__(
+        self, ctx: ServerRequestContext[Any], log_level: str = "debug", conversation: Conversation | None = None
+    ) -> None:
         self.ctx = ctx
+        #: A 2026-07-28 client's call: its upstream's questions go to the client through this.
+        self.conversation = conversation
         #: Log messages below this level are not relayed (what the client asked for).
         self.log_level = log_level
         self.handshake_era = not is_modern(ctx.protocol_version)
@@ -81,6 +95,18 @@ class Relay(Hooks):
         except Exception:  # the client's stream is gone: the call goes on, its answer decides
             log.debug("could not relay %s to the client", method, exc_info=True)
 
+    def _declared(self) -> dict[str, Any]:
+        """What the calling client declared it answers: its session's capabilities (handshake era) or
+        its request's ``_meta`` (2026-07-28)."""
+        if is_modern(self.ctx.protocol_version):
+            meta = (self.ctx.params or {}).get("_meta")
+            declared = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
+            return _form_default(declared) if isinstance(declared, dict) else {}
+        capabilities = self.ctx.session.client_capabilities
+        if capabilities is None:
+            return {}
+        return _form_default(capabilities.model_dump(by_alias=True, mode="json", exclude_none=True))
+
     async def input_required(self, result: dict[str, Any]) -> dict[str, Any] | None:
         """Answer the upstream's input requests by asking this client, when it takes server requests
         (a handshake-era session); a 2026-07-28 client gets the result itself and retries."""
@@ -106,14 +132,15 @@ class Relay(Hooks):
             raise RpcError(METHOD_NOT_FOUND, f"{method[:100]} is not relayed by toolvet", synthetic=True)
         capability, request_type, result_type = asked
         session = self.ctx.session
-        declared = session.client_capabilities
-        if declared is None or getattr(declared, capability) is None:
+        declared = self._declared()
+        if not isinstance(declared.get(capability), dict):
             raise RpcError(INVALID_PARAMS, f"the client behind toolvet did not declare {capability}", synthetic=True)
-        if method == "elicitation/create" and (params or {}).get("mode") == "url":
-            elicitation = declared.elicitation
-            if elicitation is None or getattr(elicitation, "url", None) is None:
-                raise RpcError(INVALID_PARAMS, "the client behind toolvet did not declare URL elicitation",
-                               synthetic=True)
+        if method == "elicitation/create" and (params or {}).get("mode") == "url" and not isinstance(
+                declared["elicitation"].get("url"), dict):
+            raise RpcError(INVALID_PARAMS, "the client behind toolvet did not declare URL elicitation", synthetic=True)
+        if self.conversation is not None:
+            # A 2026-07-28 client: asked with an InputRequiredResult, answered by its retry.
+            return await self.conversation.ask(method, params)
         if not session.can_send_request:
             raise RpcError(INVALID_PARAMS, f"the client behind toolvet cannot answer {method} on this connection",
                            synthetic=True)
