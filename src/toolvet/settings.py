@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
+import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -66,6 +69,11 @@ class Settings(BaseSettings):
     )
     upstream_concurrency: int = Field(
         default=16, ge=1, description="Most calls in flight to one upstream server at once.")
+    upstream_deny: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Address ranges (CIDRs) toolvet never connects to for an upstream, on top "
+        "of link-local and cloud metadata addresses, which are always refused (for example "
+        "`[\"127.0.0.0/8\", \"10.0.0.0/8\"]`, or comma-separated). Checked on the resolved address at "
+        "connect time.")
     anonymous_listing: bool = Field(
         default=True, description="Let a client without a token use an MCP endpoint whose view offers `noauth` "
         "tools (it sees those only). Off, or where no such tool is offered, a request without a token is "
@@ -101,6 +109,22 @@ class Settings(BaseSettings):
         default=30.0, ge=0, description="Days the audit entries that record calls (`call.pending`, `call.run`, "
         "`call.invalid`) are kept; operators' actions are kept forever. 0 keeps them forever.",
     )
+
+    @field_validator("upstream_deny", mode="before")
+    @classmethod
+    def _cidrs(cls, value: Any) -> Any:
+        """A JSON list or a comma-separated string of CIDRs, each checked."""
+        if isinstance(value, str):
+            text = value.strip()
+            value = json.loads(text) if text.startswith("[") else [part.strip() for part in text.split(",")]
+        if isinstance(value, list):
+            value = [item for item in value if not (isinstance(item, str) and not item.strip())]
+            for item in value:
+                try:
+                    ipaddress.ip_network(str(item).strip(), strict=False)
+                except ValueError:
+                    raise ValueError(f"{item!r} is not an address range (CIDR)") from None
+        return value
 
     def resolved_database_url(self) -> str:
         """The database URL to use, with the embedded SQLite default and psycopg 3 as PostgreSQL driver."""

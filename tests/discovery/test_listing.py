@@ -156,6 +156,16 @@ async def test_stdio_server_that_dies_is_failed_with_its_stderr() -> None:
     assert "config file /etc/x.toml not found" in listing.error
 
 
+async def test_a_stdio_servers_stderr_is_shown_without_the_secrets_of_its_own_environment() -> None:
+    command, args = stdio_server_command("--fail", "auth failed for key sk-live-0123456789 (\x1b[31mred\x1b[0m)")
+    target = Target("stdio", command=command, args=args, env={"API_KEY": "sk-live-0123456789", "SHORT": "ab"})
+    with anyio.fail_after(TEST_BOUND):
+        listing = await fetch_listing(target, FAST)
+    assert listing.status == "failed" and listing.error is not None
+    assert "sk-live-0123456789" not in listing.error and "auth failed for key [redacted]" in listing.error
+    assert "\x1b" not in listing.error  # control characters are folded
+
+
 async def test_stdio_command_that_does_not_exist_is_failed() -> None:
     with anyio.fail_after(TEST_BOUND):
         listing = await fetch_listing(Target("stdio", command="/nonexistent/toolvet-test-server"), FAST)

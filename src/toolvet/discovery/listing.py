@@ -20,7 +20,7 @@ import httpx2
 
 from toolvet.domain.listing import Listing
 from toolvet.upstream.errors import describe, one_line
-from toolvet.upstream.http import HttpChannel
+from toolvet.upstream.http import HttpChannel, UpstreamClient, http_client
 from toolvet.upstream.protocol import RELAYED_CAPABILITIES, Channel, TimedChannel, negotiate
 from toolvet.upstream.streams import StderrTail, open_sse, open_stdio
 from toolvet.upstream.target import Target
@@ -153,6 +153,7 @@ async def _run_pass(target: Target, limits: Limits, http: httpx2.AsyncClient | N
             target.headers,
             connect_timeout=limits.connect_timeout,
             read_timeout=limits.read_timeout,
+            guard=http.guard if isinstance(http, UpstreamClient) else None,
         ) as stream:
             return await _list(stream, limits, state)
     if target.transport == "stdio":
@@ -166,7 +167,7 @@ async def _run_pass(target: Target, limits: Limits, http: httpx2.AsyncClient | N
                     return await _list(stream, limits, state)
             finally:
                 # After the child is gone (or on the way out of a timeout): keep its last words for errors.
-                state.stderr_line = StderrTail(errlog).last_line()
+                state.stderr_line = StderrTail(errlog).last_line(target.env.values())
     raise ValueError(f"unknown transport {target.transport!r}")
 
 
@@ -175,8 +176,7 @@ async def _client(http: httpx2.AsyncClient | None, limits: Limits) -> AsyncItera
     if http is not None:
         yield http
         return
-    timeout = httpx2.Timeout(limits.read_timeout, connect=limits.connect_timeout)
-    async with httpx2.AsyncClient(timeout=timeout) as client:
+    async with http_client(timeout=httpx2.Timeout(limits.read_timeout, connect=limits.connect_timeout)) as client:
         yield client
 
 

@@ -37,7 +37,7 @@ import httpx2
 
 from toolvet.discovery.listing import Limits
 from toolvet.upstream.errors import ChannelError, RpcError
-from toolvet.upstream.http import SESSION_ID_HEADER, HttpChannel, answer
+from toolvet.upstream.http import SESSION_ID_HEADER, HttpChannel, UpstreamClient, answer, http_client
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, Session, TimedChannel, negotiate
 from toolvet.upstream.streams import StreamChannel, open_sse, open_stdio
 from toolvet.upstream.target import Target
@@ -162,7 +162,7 @@ async def _watch_once(target: Target, limits: Limits, http: httpx2.AsyncClient |
                 await _watch_http(stack, target, limits, http, watch)
                 return
             hooks = _StreamHooks(watch)
-            stream = await _open_stream(stack, target, limits, hooks)
+            stream = await _open_stream(stack, target, limits, hooks, http)
             hooks.channel = stream
             session = await negotiate(TimedChannel(stream, limits.read_timeout))
             if not _announces(session):
@@ -173,7 +173,9 @@ async def _watch_once(target: Target, limits: Limits, http: httpx2.AsyncClient |
         raise ChannelError(f"the watch stream was not up within {limits.pass_timeout:g} s")
 
 
-async def _open_stream(stack: AsyncExitStack, target: Target, limits: Limits, hooks: Hooks) -> StreamChannel:
+async def _open_stream(
+    stack: AsyncExitStack, target: Target, limits: Limits, hooks: Hooks, http: httpx2.AsyncClient | None
+) -> StreamChannel:
     if target.transport == "sse":
         if not target.url:
             raise Unsupported("the server has no url")
@@ -181,7 +183,7 @@ async def _open_stream(stack: AsyncExitStack, target: Target, limits: Limits, ho
         # caller lets it, so that bound is effectively lifted (connect and POSTs keep connect_timeout).
         opened: StreamChannel = await stack.enter_async_context(open_sse(
             target.url, target.headers, connect_timeout=limits.connect_timeout, read_timeout=_FOREVER,
-            on_notification=hooks))
+            on_notification=hooks, guard=http.guard if isinstance(http, UpstreamClient) else None))
         return opened
     if target.transport == "stdio":
         if not target.command:
@@ -245,7 +247,7 @@ async def _watch_http(
     timeout = httpx2.Timeout(limits.read_timeout, connect=limits.connect_timeout)
     client = http
     if client is None:
-        client = httpx2.AsyncClient(timeout=timeout)
+        client = http_client(timeout=timeout)
         stack.push_async_callback(client.aclose)
     channel = HttpChannel(client, target.url, target.headers, timeout=timeout,
                           max_response_bytes=limits.max_response_bytes)

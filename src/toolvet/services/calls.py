@@ -44,7 +44,7 @@ from toolvet.services import call_store, policy_inputs
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.call_journal import CallJournal
 from toolvet.services.context import Context
-from toolvet.services.discovery import target_of
+from toolvet.services.discovery import target_of, upstream_guard
 from toolvet.services.events import EventBus
 from toolvet.upstream.errors import RpcError
 from toolvet.upstream.http import http_client
@@ -118,10 +118,11 @@ class CallService:
 
     async def __aenter__(self) -> CallService:
         s = self.ctx.settings
-        self._http = http_client(timeout=httpx2.Timeout(s.call_timeout, connect=s.connect_timeout))
+        guard = upstream_guard(self.ctx)
+        self._http = http_client(timeout=httpx2.Timeout(s.call_timeout, connect=s.connect_timeout), guard=guard)
         self.pool = UpstreamPool(self._http, connect_timeout=s.connect_timeout, call_timeout=s.call_timeout,
                                  per_server=s.upstream_concurrency, capabilities=dict(RELAYED_CAPABILITIES),
-                                 max_event_bytes=s.max_event_bytes, max_depth=s.max_json_depth)
+                                 max_event_bytes=s.max_event_bytes, max_depth=s.max_json_depth, guard=guard)
         self._journal = CallJournal(self.ctx)
         # Records journalled by an earlier process (the database was busy, then it was killed).
         await anyio.to_thread.run_sync(self._journal.drain)

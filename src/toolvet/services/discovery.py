@@ -28,6 +28,7 @@ from toolvet.services.context import Context
 from toolvet.services.discovery_writer import PassWriter, writer_for
 from toolvet.services.discovery_writes import listing_key, run_out
 from toolvet.services.servers import load as load_server
+from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import http_client
 from toolvet.upstream.target import Target
 
@@ -54,11 +55,18 @@ def limits_from(ctx: Context) -> Limits:
                   max_pages=s.max_pages, max_tools=s.max_tools, max_depth=s.max_json_depth)
 
 
+def upstream_guard(ctx: Context) -> AddressGuard:
+    """Which addresses toolvet may connect to for an upstream (link-local and metadata never; the
+    ranges ``upstream_deny`` lists neither)."""
+    return AddressGuard(ctx.settings.upstream_deny)
+
+
 def shared_http_client(ctx: Context) -> httpx2.AsyncClient:
     """One pool for a whole sweep: a connection per server is set up once, not once per request."""
     s = ctx.settings
-    return http_client(timeout=httpx2.Timeout(s.read_timeout, connect=s.connect_timeout),
-                       max_connections=max(s.discovery_concurrency * 2, 32))
+    size = max(s.discovery_concurrency * 2, 32)
+    return http_client(timeout=httpx2.Timeout(s.read_timeout, connect=s.connect_timeout), guard=upstream_guard(ctx),
+                       max_connections=size, max_keepalive=size)
 
 
 def target_of(ctx: Context, server: Server) -> Target:

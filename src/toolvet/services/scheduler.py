@@ -27,7 +27,8 @@ from toolvet.db.types import utcnow
 from toolvet.discovery.watch import watch_list_changed
 from toolvet.services import retention
 from toolvet.services.context import Context
-from toolvet.services.discovery import OnRun, PassPlan, _plan, limits_from, plan, run_passes
+from toolvet.services.discovery import OnRun, PassPlan, _plan, limits_from, plan, run_passes, upstream_guard
+from toolvet.upstream.http import http_client
 from toolvet.upstream.target import Target
 
 log = logging.getLogger("toolvet.scheduler")
@@ -171,8 +172,5 @@ def _http_client(ctx: Context) -> httpx2.AsyncClient:
     connections. Passes stay bounded by ``discovery_concurrency`` (a limiter in ``run_passes``).
     """
     s = ctx.settings
-    keepalive = max(s.discovery_concurrency * 2, 32)
-    return httpx2.AsyncClient(
-        timeout=httpx2.Timeout(s.read_timeout, connect=s.connect_timeout),
-        limits=httpx2.Limits(max_connections=None, max_keepalive_connections=keepalive),
-    )
+    return http_client(timeout=httpx2.Timeout(s.read_timeout, connect=s.connect_timeout), guard=upstream_guard(ctx),
+                       max_connections=None, max_keepalive=max(s.discovery_concurrency * 2, 32))

@@ -27,8 +27,9 @@ import httpx2
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
 from toolvet.jsontext import json_depth_exceeds
-from toolvet.upstream.direct import DirectRoute
+from toolvet.upstream.direct import DirectRoute, GuardedTransport, proxy_mounts
 from toolvet.upstream.errors import ChannelError, RpcError, SessionExpired
+from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, wire
 
 __all__ = ["SESSION_ID_HEADER", "HttpChannel", "UpstreamClient", "http_client", "stream_within_origin"]
@@ -46,26 +47,37 @@ _NO_VALID_SESSION: Final = -32000
 
 
 class UpstreamClient(httpx2.AsyncClient):
-    """The client toolvet talks to upstream servers on: httpx2 with its defaults (environment proxies,
-    TLS settings), idle connections dropped after 4 s (before a server's common 5 s keep-alive close
-    can race a request on them), redirects not followed by httpx2 (see :func:`stream_within_origin`),
-    and the :class:`~toolvet.upstream.direct.DirectRoute` beside it for JSON-RPC POSTs."""
+    """The client toolvet talks to upstream servers on: httpx2 over a transport whose every connection
+    the :class:`~toolvet.upstream.guard.AddressGuard` checks, the environment's proxies mounted, idle
+    connections dropped after 4 s (before a server's common 5 s keep-alive close can race a request
+    on them), redirects not followed by httpx2 (see :func:`stream_within_origin`), and the
+    :class:`~toolvet.upstream.direct.DirectRoute` beside it for JSON-RPC POSTs."""
 
-    def __init__(self, *, timeout: httpx2.Timeout, max_connections: int = 256) -> None:
-        limits = httpx2.Limits(
-            max_connections=max_connections, max_keepalive_connections=max_connections, keepalive_expiry=4.0
-        )
-        super().__init__(timeout=timeout, limits=limits)
-        self.direct = DirectRoute(max_connections=max_connections, keepalive_expiry=4.0)
+    def __init__(self, *, timeout: httpx2.Timeout, guard: AddressGuard, max_connections: int | None = 256,
+                 max_keepalive: int = 256) -> None:
+        transport = GuardedTransport(guard, max_connections=max_connections, max_keepalive_connections=max_keepalive)
+        super().__init__(timeout=timeout, transport=transport, mounts=proxy_mounts(guard))
+        self.guard = guard
+        self.direct = DirectRoute(guard, max_connections=max_connections, max_keepalive_connections=max_keepalive)
 
     async def aclose(self) -> None:
         await self.direct.aclose()
         await super().aclose()
 
+    async def __aexit__(self, *exc: Any) -> None:
+        # httpx2's client leaves through its transports' own exits, not aclose: the direct pool too.
+        await self.direct.aclose()
+        await super().__aexit__(*exc)
 
-def http_client(*, timeout: httpx2.Timeout, max_connections: int = 256) -> UpstreamClient:
-    """The client toolvet talks to upstream servers on (see :class:`UpstreamClient`)."""
-    return UpstreamClient(timeout=timeout, max_connections=max_connections)
+
+def http_client(
+    *, timeout: httpx2.Timeout, guard: AddressGuard | None = None, max_connections: int | None = 256,
+    max_keepalive: int = 256,
+) -> UpstreamClient:
+    """The client toolvet talks to upstream servers on (see :class:`UpstreamClient`); every connection it
+    makes is checked by ``guard`` (the default one when None)."""
+    return UpstreamClient(timeout=timeout, guard=guard or AddressGuard(), max_connections=max_connections,
+                          max_keepalive=max_keepalive)
 
 
 def _same_origin(sent: httpx2.URL, location: httpx2.URL) -> bool:

@@ -30,7 +30,8 @@ import anyio.abc
 import httpx2
 
 from toolvet.errors import UpstreamError
-from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError, SessionExpired, describe
+from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError, SessionExpired, describe, one_line
+from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import HttpChannel
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, Session, negotiate
 from toolvet.upstream.streams import StreamChannel, open_sse, open_stdio
@@ -69,6 +70,8 @@ class UpstreamPool:
     max_depth: int = 64
     #: What toolvet declares to upstream servers (they may adapt their lists to it).
     capabilities: dict[str, Any] = field(default_factory=dict)
+    #: Which addresses SSE connections may reach (HTTP ones go through ``http``'s own guard).
+    guard: AddressGuard = field(default_factory=AddressGuard)
     _sessions: dict[Key, _Pooled] = field(default_factory=dict)
     _limiters: dict[str, anyio.CapacityLimiter] = field(default_factory=dict)
     _opening: dict[Key, anyio.Lock] = field(default_factory=dict)
@@ -109,13 +112,13 @@ class UpstreamPool:
                         await self.drop(key)
                         if attempt == 0:
                             continue  # the upstream restarted: it never ran this request
-                        raise UpstreamError(f"{server}: {exc}") from None
+                        raise UpstreamError(one_line(f"{server}: {exc}")) from None
                     except RpcError as exc:
                         code = None if exc.synthetic else exc.code
-                        raise UpstreamError(f"{server}: {exc}", code, exc.data, exc.message) from None
+                        raise UpstreamError(one_line(f"{server}: {exc}"), code, exc.data, exc.message) from None
                     except ChannelError as exc:
                         await self.drop(key)
-                        raise UpstreamError(f"{server}: {exc}") from None
+                        raise UpstreamError(one_line(f"{server}: {exc}")) from None
                     finally:
                         pooled.used = time.monotonic()
             if scope.cancelled_caught:
@@ -138,7 +141,7 @@ class UpstreamPool:
             except TimeoutError:
                 raise UpstreamError(f"{key[0]}: could not connect within {self.connect_timeout:g} s") from None
             except Exception as exc:
-                raise UpstreamError(f"{key[0]}: {describe(exc, target.url or target.command)}") from None
+                raise UpstreamError(one_line(f"{key[0]}: {describe(exc, target.url or target.command)}")) from None
             await self._make_room(key[0])
             self._sessions[key] = pooled
             return pooled
@@ -166,7 +169,7 @@ class UpstreamPool:
                     if not target.url:
                         raise ProtocolError("the server has no url")
                     opened = open_sse(target.url, target.headers, connect_timeout=self.connect_timeout,
-                                      read_timeout=self.call_timeout)
+                                      read_timeout=self.call_timeout, guard=self.guard)
                 else:
                     if not target.command:
                         raise ProtocolError("the server has no command")

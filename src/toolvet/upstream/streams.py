@@ -18,18 +18,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, TextIO
 
 import anyio
+import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
+from toolvet.upstream.direct import GuardedTransport, proxy_mounts
 from toolvet.upstream.errors import ChannelError, RpcError
+from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import answer
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, wire
 
@@ -199,10 +202,19 @@ async def open_stream(
 
 def open_sse(
     url: str, headers: Mapping[str, str], *, connect_timeout: float, read_timeout: float,
-    on_notification: Hooks = NO_HOOKS,
+    on_notification: Hooks = NO_HOOKS, guard: AddressGuard | None = None,
 ) -> Any:
-    """Connect to a legacy HTTP+SSE endpoint with the SDK's ``sse_client`` (its own HTTP client)."""
-    transport = sse_client(url, headers=dict(headers), timeout=connect_timeout, sse_read_timeout=read_timeout)
+    """Connect to a legacy HTTP+SSE endpoint with the SDK's ``sse_client``, on an httpx2 client of its
+    own whose connections ``guard`` checks, as every upstream connection toolvet makes."""
+    checked = guard or AddressGuard()
+
+    def client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
+               auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth,
+                                  transport=GuardedTransport(checked, max_connections=4), mounts=proxy_mounts(checked))
+
+    transport = sse_client(url, headers=dict(headers), timeout=connect_timeout, sse_read_timeout=read_timeout,
+                           httpx_client_factory=client)
     return open_stream(transport, on_notification)
 
 
@@ -220,8 +232,9 @@ class StderrTail:
 
     file: TextIO
 
-    def last_line(self) -> str | None:
-        """The last non-empty stderr line (from at most the final 2 KiB), or None."""
+    def last_line(self, secrets: Iterable[str] = ()) -> str | None:
+        """The last non-empty stderr line (from at most the final 2 KiB), or None; every value in
+        ``secrets`` (the server's own environment, which a server may echo) replaced by ``[redacted]``."""
         try:
             fd = self.file.fileno()
             size = os.fstat(fd).st_size
@@ -229,7 +242,12 @@ class StderrTail:
         except (OSError, ValueError):
             return None
         lines = [line.strip() for line in tail.decode("utf-8", errors="replace").splitlines() if line.strip()]
-        return lines[-1][:300] if lines else None
+        if not lines:
+            return None
+        line = lines[-1]
+        for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
+            line = line.replace(secret, "[redacted]")
+        return line[:300]
 
 
 def open_stdio(
