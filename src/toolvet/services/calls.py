@@ -27,7 +27,7 @@ from sqlalchemy import select
 
 from toolvet.db.models import Server
 from toolvet.db.types import utcnow
-from toolvet.domain.names import HOST_SERVER
+from toolvet.domain.names import HOST_SERVER as HOST_SERVER  # where the gateway has imported it from
 from toolvet.domain.policy import Decision, ToolFacts
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
@@ -45,8 +45,6 @@ from toolvet.upstream.protocol import NO_HOOKS, RELAYED_CAPABILITIES, Hooks, is_
 from toolvet.upstream.target import Target
 
 log = logging.getLogger("toolvet.calls")
-
-__all__ = ["HOST_SERVER", "CallService", "HostTool", "error_result"]
 
 #: What a call's user is answered when they decline it (asked by elicitation, in either era).
 USER_DECLINED = "the user declined this call"
