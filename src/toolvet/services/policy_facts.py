@@ -70,9 +70,17 @@ def facts_of(row: Sequence[Any]) -> ToolFacts:
     """The facts of a row that starts with :data:`FACT_COLUMNS`."""
     (server, name, fingerprint, annotations, enabled, writable, reviewed, server_enabled, hold,
      trust) = row[:_FACTS]
-    # Positional: the catalog makes one per offered tool.
-    return ToolFacts(server, name, fingerprint, is_available(enabled, server_enabled),
-                     review_state(reviewed, fingerprint), hold, writable, trust, annotations)
+    return ToolFacts(
+        server_type=server,
+        name=name,
+        fingerprint=fingerprint,
+        available=is_available(enabled, server_enabled),
+        review_state=review_state(reviewed, fingerprint),
+        hold_changed_tools=hold,
+        writable=writable,
+        trust_annotations=trust,
+        annotations=annotations,
+    )
 
 
 def host_facts(name: str, host: HostDefinition) -> ToolFacts:
