@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
@@ -60,8 +61,8 @@ USERS = {"asker": "ask", "allower": "allow", "auto-user": None}  # auto-user nev
 SCOPES = ("default", "room", "lobby")  # lobby has no entry of its own: it reads default
 
 
-@pytest.fixture
-def upstream() -> Iterator[tuple[str, list[str]]]:
+@contextmanager
+def agreeing_upstream() -> Iterator[tuple[str, list[str]]]:
     """A real SDK server on loopback that advertises every tool above and answers any call; its URL
     and the names it was called with."""
     called: list[str] = []
@@ -80,9 +81,8 @@ def upstream() -> Iterator[tuple[str, list[str]]]:
         yield up.url, called
 
 
-@pytest.fixture
-def registry(ctx: Context, admin: Principal, upstream: tuple[str, list[str]]) -> Context:
-    url = upstream[0]
+def build_registry(ctx: Context, admin: Principal, url: str) -> None:
+    """The registry of the module docstring, its servers reached at ``url``."""
     for name, flags in (("plain", {"hold_changed_tools": True, "trust_annotations": False}),
                         ("trusty", {"hold_changed_tools": False, "trust_annotations": True}),
                         ("off", {})):
@@ -110,6 +110,21 @@ def registry(ctx: Context, admin: Principal, upstream: tuple[str, list[str]]) ->
     for server, name in (("plain", "wipe"), ("plain", "bare"), ("plain", "moved"), ("trusty", "wipe")):
         preferences.add_always_allow(ctx, admin, "room", server, name)  # pinned to the current definition
     preferences.add_always_allow(ctx, admin, "room", "trusty", "moved", STALE)  # an older definition
+
+
+def arguments_for(server: str, tool: str) -> dict[str, Any]:
+    return HOST_ARGUMENTS[tool] if server == "toolvet" else {}
+
+
+@pytest.fixture
+def upstream() -> Iterator[tuple[str, list[str]]]:
+    with agreeing_upstream() as up:
+        yield up
+
+
+@pytest.fixture
+def registry(ctx: Context, admin: Principal, upstream: tuple[str, list[str]]) -> Context:
+    build_registry(ctx, admin, upstream[0])
     return ctx
 
 
@@ -133,8 +148,8 @@ async def decide(client: httpx2.AsyncClient, headers: Headers, user: str, scope:
 async def call(client: httpx2.AsyncClient, headers: Headers, user: str, scope: str, server: str,
                tool: str) -> tuple[str, dict[str, Any]]:
     """What a real call did: ``ran``, ``pending`` or ``refused``, and the answer's body."""
-    arguments = HOST_ARGUMENTS[tool] if server == "toolvet" else {}
-    body = {"server_type": server, "tool_name": tool, "arguments": arguments, "user": user, "scope": scope}
+    body = {"server_type": server, "tool_name": tool, "arguments": arguments_for(server, tool), "user": user,
+            "scope": scope}
     response = await client.post("/api/v1/calls", json=body, headers=headers)
     answer = dict(response.json())
     if response.status_code == 403:
