@@ -231,6 +231,12 @@ def test_decide_for_knows_the_host_tools(registry: Context) -> None:
     assert preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "list_tools").refused
     with pytest.raises(NotFound, match="tool toolvet/nope not found"):
         preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "nope")
+    # An entry for a host tool is pinned to its current fingerprint by default, like any tool's.
+    preferences.set_permission_mode(registry, ALICE, "alice", "ask")
+    assert not preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "discover_server").auto_allow
+    added = preferences.add_always_allow(registry, ALICE, "room-1", "toolvet", "discover_server")
+    assert [(e.server_type, e.tool_name) for e in added.entries] == [("toolvet", "discover_server")]
+    assert preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "discover_server").auto_allow
 
 
 # --- toolvet check --------------------------------------------------------------------------------

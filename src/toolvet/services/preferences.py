@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, Tool, UserPreference
+from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, UserPreference
 from toolvet.db.types import utcnow
 from toolvet.domain.names import HOST_SERVER
 from toolvet.domain.policy import DEFAULT_MODE, PermissionMode
@@ -36,7 +36,15 @@ from toolvet.schemas.policy import (
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
-from toolvet.services.policy_facts import DEFAULT_SCOPE, disabled_map, entries, gather, has_own_entries, reads_from
+from toolvet.services.policy_facts import (
+    DEFAULT_SCOPE,
+    disabled_map,
+    entries,
+    gather,
+    has_own_entries,
+    read_tool,
+    reads_from,
+)
 
 FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
 
@@ -202,14 +210,10 @@ def get_always_allow(ctx: Context, principal: Principal, scope: str) -> AlwaysAl
 
 
 def _current_fingerprint(session: Session, server_type: str, tool_name: str) -> str:
-    fingerprint = session.scalar(
-        select(Tool.definition_fingerprint)
-        .join(Server, Tool.server_id == Server.id)
-        .where(Server.name == server_type, Tool.name == tool_name)
-    )
-    if fingerprint is None:
+    record = read_tool(session, server_type, tool_name)
+    if record is None:
         raise NotFound(f"tool {server_type}/{tool_name} not found")
-    return fingerprint
+    return record.facts.fingerprint
 
 
 def add_always_allow(
@@ -228,8 +232,6 @@ def add_always_allow(
     with ctx.db.transaction() as session:
         check_server_type(session, server_type)
         if fingerprint is None:
-            if server_type == HOST_SERVER:
-                raise InvalidInput("is required for a host tool", "fingerprint")
             fingerprint = _current_fingerprint(session, server_type, tool_name)
         before = _allow_out(session, scope)
         key = (server_type, tool_name, fingerprint)
