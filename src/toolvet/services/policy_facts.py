@@ -220,8 +220,12 @@ def read_scope(session: Session, scope: str) -> ScopeLists:
     """The disabled map and always-allow index that apply in ``scope`` (its own, else ``default``'s)."""
     source = reads_from(session, scope)
     disabled = {server: frozenset(names) for server, names in disabled_map(session, source).items()}
-    index = AllowIndex(AllowEntry(e.server_type, e.tool_name, e.fingerprint) for e in entries(session, source))
-    return ScopeLists(scope, source, disabled, index)
+    # Three columns, not ORM rows: a scope may hold hundreds of entries and every catalog reads them.
+    pinned = session.execute(
+        select(AlwaysAllow.server_type, AlwaysAllow.tool_name, AlwaysAllow.fingerprint)
+        .where(AlwaysAllow.scope == source)
+    ).all()
+    return ScopeLists(scope, source, disabled, AllowIndex(AllowEntry(*entry) for entry in pinned))
 
 
 # --- all of it --------------------------------------------------------------------------------------
