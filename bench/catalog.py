@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -44,12 +44,13 @@ from toolvet.api.deps import ContextDep, get_principal
 from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, Tool, ToolReview, ToolSettings
 from toolvet.db.types import utcnow
 from toolvet.domain.fingerprint import definition_fingerprint
-from toolvet.domain.policy import AllowEntry, AllowIndex, PermissionMode, ToolFacts, decide, review_state
+from toolvet.domain.policy import AllowEntry, AllowIndex, PermissionMode, decide
 from toolvet.schemas.tools import TokenCreate
 from toolvet.services import tokens
 from toolvet.services.auth import Principal, Role
 from toolvet.services.catalog import OFFERED_QUERY
 from toolvet.services.context import Context
+from toolvet.services.policy_facts import facts_of
 from toolvet.settings import Settings
 
 ADMIN: Final = Principal(actor="bench:admin", role=Role.ADMIN)
@@ -197,19 +198,23 @@ def baseline_app(ctx: Context) -> FastAPI:
     def rows(context: ContextDep) -> Response:
         with context.db.transaction() as session:
             result = session.execute(OFFERED_QUERY).all()
-        keys = (
+        keys = (  # OFFERED_QUERY's columns: the policy facts', then what a descriptor shows
             "serverType",
             "name",
+            "definitionFingerprint",
+            "annotations",
+            "enabled",
+            "writable",
+            "reviewedFingerprint",
+            "serverEnabled",
+            "holdChangedTools",
+            "trustAnnotations",
             "title",
             "description",
             "inputSchema",
             "outputSchema",
-            "annotations",
             "icons",
             "_meta",
-            "writable",
-            "reviewedFingerprint",
-            "definitionFingerprint",
         )
         return Response(
             json.dumps([dict(zip(keys, row, strict=True)) for row in result]), media_type="application/json"
@@ -289,10 +294,8 @@ def measure_decide(ctx: Context, seconds: float = 2.0) -> float:
             )
         ).all()
     index = AllowIndex(AllowEntry(*e) for e in entries)
-    facts = [
-        ToolFacts(r[0], r[1], r[11], True, review_state(r[10], r[11]), True, r[9], bool(len(r[0]) % 2), r[6])
-        for r in rows
-    ]
+    # Every other server trusts annotations, so rule 4 is weighed too.
+    facts = [replace(f, trust_annotations=bool(len(f.server_type) % 2)) for f in map(facts_of, rows)]
     mode = PermissionMode.AUTO
     count, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:

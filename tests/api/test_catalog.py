@@ -15,6 +15,11 @@ from toolvet.services.context import Context
 
 pytestmark = pytest.mark.anyio
 
+#: toolvet's own host tools, listed in every catalog beside the registry's; all but discover_server
+#: are read-only (requireApproval false).
+HOST_TOOLS = ["toolvet/discover_server", "toolvet/list_servers", "toolvet/list_tools", "toolvet/tool_diff"]
+READ_ONLY_HOST_TOOLS = {"toolvet/list_servers", "toolvet/list_tools", "toolvet/tool_diff"}
+
 
 @pytest.fixture
 def registry(ctx: Context, admin: Principal) -> Context:
@@ -39,7 +44,7 @@ async def test_the_all_view_lists_offered_tools_as_descriptors(
 ) -> None:
     items = await catalog(client, as_alice, view="all")
     # a changed held tool and a disabled one are not offered: absent
-    assert sorted(items) == ["hand/search", "hand/widget", "hand/write", "other/search"]
+    assert sorted(items) == ["hand/search", "hand/widget", "hand/write", "other/search", *HOST_TOOLS]
     assert items["hand/search"] == {
         "name": "search",
         "description": "Find things",
@@ -60,7 +65,7 @@ async def test_require_approval_is_false_exactly_when_reviewed_read_only(
     registry: Context, client: httpx2.AsyncClient, as_alice: Headers, as_operator: Headers
 ) -> None:
     items = await catalog(client, as_alice)
-    assert {k for k, v in items.items() if "requireApproval" in v} == {"hand/search"}
+    assert {k for k, v in items.items() if "requireApproval" in v} == {"hand/search", *READ_ONLY_HOST_TOOLS}
     # writable again: the descriptor no longer says so
     response = await client.patch(
         "/api/v1/servers/hand/tools/search", json={"writable": True}, headers=as_operator
@@ -79,8 +84,26 @@ async def test_the_model_view_drops_disabled_and_app_only_tools_and_annotations(
     everything = await catalog(client, as_alice, view="all")
     assert everything["other/search"]["enabled"] is False
     model = await catalog(client, as_alice, view="model")
-    assert sorted(model) == ["hand/search", "hand/write"]
+    assert sorted(model) == ["hand/search", "hand/write", *HOST_TOOLS]
     assert all("annotations" not in item for item in model.values())
+
+
+async def test_host_tools_are_descriptors_too_and_a_scope_can_disable_them(
+    registry: Context, client: httpx2.AsyncClient, as_alice: Headers
+) -> None:
+    items = await catalog(client, as_alice)
+    listed = items["toolvet/list_tools"]
+    assert (listed["serverType"], listed["name"], listed["enabled"]) == ("toolvet", "list_tools", True)
+    assert listed["requireApproval"] is False and listed["title"] == "List tools"
+    assert listed["annotations"]["readOnlyHint"] is True and listed["inputSchema"]["type"] == "object"
+    assert listed["_meta"]["ui"] == {"visibility": ["model", "app"]}
+    assert "requireApproval" not in items["toolvet/discover_server"]
+    response = await client.put(
+        "/api/v1/scopes/default/disabled", headers=as_alice, json={"serverType": "toolvet", "tools": ["list_tools"]}
+    )
+    assert response.status_code == 200, response.text
+    assert (await catalog(client, as_alice))["toolvet/list_tools"]["enabled"] is False
+    assert "toolvet/list_tools" not in await catalog(client, as_alice, view="model")
 
 
 async def test_a_consumer_reads_only_its_own_scopes_catalog(

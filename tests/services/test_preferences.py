@@ -222,6 +222,23 @@ def test_decide_for_names_what_is_missing(registry: Context) -> None:
         preferences.decide_for(registry, ALICE, "bob", "room-1", "hand", "write")
 
 
+def test_decide_for_knows_the_host_tools(registry: Context) -> None:
+    listed = preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "list_tools")
+    assert listed.auto_allow and "requireApproval is false (a host tool)" in listed.reasons
+    discover = preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "discover_server")
+    assert (discover.auto_allow, discover.refused) == (False, False)
+    preferences.set_disabled(registry, ALICE, "room-1", "toolvet", ["list_tools"])
+    assert preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "list_tools").refused
+    with pytest.raises(NotFound, match="tool toolvet/nope not found"):
+        preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "nope")
+    # An entry for a host tool is pinned to its current fingerprint by default, like any tool's.
+    preferences.set_permission_mode(registry, ALICE, "alice", "ask")
+    assert not preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "discover_server").auto_allow
+    added = preferences.add_always_allow(registry, ALICE, "room-1", "toolvet", "discover_server")
+    assert [(e.server_type, e.tool_name) for e in added.entries] == [("toolvet", "discover_server")]
+    assert preferences.decide_for(registry, ALICE, "alice", "room-1", "toolvet", "discover_server").auto_allow
+
+
 # --- toolvet check --------------------------------------------------------------------------------
 
 
@@ -246,5 +263,8 @@ def test_toolvet_check_shows_the_decision_and_every_reason(
         registry, admin, "alice", "default", "hand", "write"
     ).model_dump(mode="json")
     assert set(decision) == {"autoAllow", "refused", "reasons"} and decision["autoAllow"] is False
+    host = runner.invoke(cli_app, ["check", "--user", "alice", "toolvet/list_servers"])
+    assert host.exit_code == 0, host.stderr
+    assert host.stdout.splitlines()[0] == "toolvet/list_servers for user alice in scope default: runs without a dialog"
     missing = runner.invoke(cli_app, ["check", "--user", "alice", "hand/nope"])
     assert missing.exit_code == 1 and missing.stderr.startswith("error: tool hand/nope not found")

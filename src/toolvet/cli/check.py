@@ -11,6 +11,7 @@ from toolvet.cli import render
 from toolvet.cli.render import JsonOption
 from toolvet.cli.runtime import local
 from toolvet.services import preferences
+from toolvet.services.policy_facts import DEFAULT_SCOPE
 from toolvet.services.tools import split_address
 
 
@@ -24,7 +25,7 @@ def check(
     user: Annotated[str, typer.Option("--user", help="The user whose permission mode applies.")],
     scope: Annotated[
         str, typer.Option("--scope", help="The scope whose disabled map and always-allow list apply.")
-    ] = preferences.DEFAULT_SCOPE,
+    ] = DEFAULT_SCOPE,
     as_json: JsonOption = False,
 ) -> None:
     """Show whether the tool runs without a dialog, is asked about or is refused, and why."""

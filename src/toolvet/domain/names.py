@@ -6,7 +6,9 @@ import re
 
 SERVER_NAME_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$"
 TOOL_NAME_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
-RESERVED_SERVER_NAMES = frozenset({"toolvet"})
+#: The serverType of toolvet's own host tools; no registered server may take it.
+HOST_SERVER = "toolvet"
+RESERVED_SERVER_NAMES = frozenset({HOST_SERVER})
 
 _SERVER_NAME = re.compile(SERVER_NAME_PATTERN)
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)

@@ -41,6 +41,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from toolvet import __version__
+from toolvet.domain.names import HOST_SERVER
 from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError, UpstreamError
 from toolvet.gateway import outcomes
 from toolvet.gateway.access import ANONYMOUS, AccessGate, Requirement, TokenCache, principal_of
@@ -262,7 +263,7 @@ class Endpoint:
         hidden = await self._hidden(principal)
         visible = {
             tool.server for tool in offered.names(self.view).values()
-            if tool.server != "toolvet" and tool.need.missing(principal) is None
+            if tool.server != HOST_SERVER and tool.need.missing(principal) is None
             and tool.tool not in hidden.get(tool.server, ())
         }
         if self.view.server is not None:
@@ -584,7 +585,7 @@ class Endpoint:
             # may use that tool: the UI of a tool that is not offered is not shown either.
             offered = await self.offered.get()
             owner = next((t for t in offered.names(self.view).values()
-                          if t.resource_uri == uri and t.server != "toolvet"), None)
+                          if t.resource_uri == uri and t.server != HOST_SERVER), None)
             if owner is None:
                 raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}")
             if owner.need.missing(self._principal(ctx)) is not None:

@@ -26,26 +26,20 @@ import httpx2
 from jsonschema import Draft202012Validator
 from sqlalchemy import select
 
-from toolvet.db.models import Server, Tool
+from toolvet.db.models import Server
 from toolvet.db.types import utcnow
-from toolvet.domain.policy import (
-    AllowIndex,
-    Decision,
-    PermissionMode,
-    ToolFacts,
-    decide,
-    held_for_findings,
-    review_state,
-)
+from toolvet.domain.names import HOST_SERVER as HOST_SERVER  # where the gateway has imported it from
+from toolvet.domain.policy import Decision, ToolFacts
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
-from toolvet.services import call_store, policy_inputs
+from toolvet.services import call_store, preferences
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.call_journal import CallJournal
 from toolvet.services.context import Context
 from toolvet.services.discovery import target_of, upstream_guard
 from toolvet.services.events import EventBus
+from toolvet.services.policy_facts import PolicyFactsCache, read_tool
 from toolvet.upstream.errors import RpcError
 from toolvet.upstream.http import http_client
 from toolvet.upstream.pool import UpstreamPool
@@ -54,7 +48,6 @@ from toolvet.upstream.target import Target
 
 log = logging.getLogger("toolvet.calls")
 
-HOST_SERVER = "toolvet"
 #: What a call's user is answered when they decline it (asked by elicitation, in either era).
 USER_DECLINED = "the user declined this call"
 #: How long the gateway trusts what it read from the registry (tools, preferences). Changes made in
@@ -104,8 +97,7 @@ class CallService:
     host_tools: dict[str, HostTool] = field(default_factory=dict)
     pool: UpstreamPool | None = None
     _tools: dict[tuple[str, str], tuple[float, _Snapshot | None]] = field(default_factory=dict)
-    _policy: dict[str, tuple[float, dict[str, set[str]], AllowIndex]] = field(default_factory=dict)
-    _modes: dict[str, tuple[float, PermissionMode]] = field(default_factory=dict)
+    _policy: PolicyFactsCache = field(init=False)
     _servers: dict[str, tuple[float, tuple[Target | None, dict[str, Any] | None]]] = field(default_factory=dict)
     _validators: dict[tuple[str, str], Draft202012Validator] = field(default_factory=dict)
     _waiters: dict[str, anyio.Event] = field(default_factory=dict)
@@ -115,6 +107,9 @@ class CallService:
     _pool_run: Any = None
     _journal: CallJournal = field(init=False)
     _tg: Any = None
+
+    def __post_init__(self) -> None:
+        self._policy = PolicyFactsCache(self.ctx, CACHE_SECONDS)
 
     async def __aenter__(self) -> CallService:
         s = self.ctx.settings
@@ -149,8 +144,7 @@ class CallService:
     def forget(self) -> None:
         """Drop every cached read (called after this process changes tools or preferences)."""
         self._tools.clear()
-        self._policy.clear()
-        self._modes.clear()
+        self._policy.forget()
         self._servers.clear()
 
     async def _snapshot(self, server: str, tool: str) -> _Snapshot | None:
@@ -165,36 +159,18 @@ class CallService:
         return snap
 
     def _read_snapshot(self, server_name: str, tool_name: str) -> _Snapshot | None:
-        if server_name == HOST_SERVER:
-            host = self.host_tools.get(tool_name)
-            if host is None:
-                return None
-            d = host.definition
-            facts = ToolFacts(HOST_SERVER, tool_name, host.fingerprint, True, review_state(host.fingerprint,
-                              host.fingerprint), False, bool(host.require_approval), False, d.get("annotations"),
-                              require_approval=host.require_approval)
-            return _Snapshot(facts, None, d["inputSchema"], d.get("outputSchema"))
+        if server_name == HOST_SERVER and tool_name not in self.host_tools:
+            return None  # this service runs no host tools (it was started without the gateway)
         with self.ctx.db.transaction() as session:
-            row = session.execute(
-                select(Tool, Server).join(Server, Tool.server_id == Server.id)
-                .where(Server.name == server_name, Tool.name == tool_name)
-            ).first()
-            if row is None:
+            record = read_tool(session, server_name, tool_name)
+            if record is None:
                 return None
-            t, s = row
-            state = review_state(t.review.fingerprint if t.review else None, t.definition_fingerprint)
-            facts = ToolFacts(s.name, t.name, t.definition_fingerprint, t.settings.enabled and s.enabled, state,
-                              s.hold_changed_tools, t.settings.writable, s.trust_annotations, t.annotations,
-                              held_flagged=held_for_findings(s.hold_flagged_tools, state, t.findings or []))
-            return _Snapshot(facts, target_of(self.ctx, s), t.input_schema, t.output_schema)
+            target = None if record.server is None else target_of(self.ctx, record.server)
+            return _Snapshot(record.facts, target, record.input_schema, record.output_schema)
 
     async def disabled_in(self, scope: str) -> dict[str, set[str]]:
         """The scope's disabled map (server -> tool names), read like a call's (cached, off the loop)."""
-        hit = self._policy.get(scope)
-        if hit is not None and hit[0] > time.monotonic():
-            return hit[1]
-        disabled, _ = await anyio.to_thread.run_sync(self._scope, scope)
-        return disabled
+        return {server: set(names) for server, names in (await self._policy.scope(scope)).disabled.items()}
 
     async def server_target(self, server: str) -> Target | None:
         """Where an enabled server is reached (cached like a call's read); None when there is none."""
@@ -221,35 +197,10 @@ class CallService:
                 return None, None
             return target_of(self.ctx, row), row.capabilities
 
-    def _mode(self, user: str) -> PermissionMode:
-        now = time.monotonic()
-        hit = self._modes.get(user)
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        mode = policy_inputs.permission_mode(self.ctx, user)
-        self._modes[user] = (now + CACHE_SECONDS, mode)
-        return mode
-
-    def _scope(self, scope: str) -> tuple[dict[str, set[str]], AllowIndex]:
-        now = time.monotonic()
-        hit = self._policy.get(scope)
-        if hit is not None and hit[0] > now:
-            return hit[1], hit[2]
-        disabled, index = policy_inputs.scope_policy(self.ctx, scope)
-        self._policy[scope] = (now + CACHE_SECONDS, disabled, index)
-        return disabled, index
-
     async def decision(self, user: str, scope: str, snap: _Snapshot) -> Decision:
-        """The policy's decision for this user and scope, its inputs read off the event loop on a miss."""
-        now = time.monotonic()
-        if (hit := self._policy.get(scope)) is None or hit[0] <= now:
-            await anyio.to_thread.run_sync(self._scope, scope)
-        if (seen := self._modes.get(user)) is None or seen[0] <= now:
-            await anyio.to_thread.run_sync(self._mode, user)
-        disabled_map, index = self._scope(scope)
-        facts = snap.facts
-        disabled = facts.name in disabled_map.get(facts.server_type, ())
-        return decide(self._mode(user), facts, disabled=disabled, always_allow=index)
+        """The policy's decision for this user and scope, from the same policy facts ``/decide`` reads
+        (the user's and scope's parts cached, read off the event loop on a miss)."""
+        return (await self._policy.facts(user, scope, snap.facts)).decide()
 
     def validator(self, fingerprint: str, kind: str, schema: dict[str, Any]) -> Draft202012Validator:
         key = (fingerprint, kind)
@@ -479,9 +430,9 @@ class CallService:
         call_store.finish(self.ctx, call)
 
     def _allow_always(self, principal: Principal, call: CallOut) -> None:
-        policy_inputs.add_always_allow(self.ctx, principal, call.scope, call.server_type, call.tool_name,
-                                       call.fingerprint)
-        self._policy.pop(call.scope, None)
+        preferences.add_always_allow(self.ctx, principal, call.scope, call.server_type, call.tool_name,
+                                     call.fingerprint)
+        self._policy.forget(call.scope)
 
     async def _record(self, principal: Principal, call: CallOut, action: str, *, store: bool) -> None:
         """Commit the call's audit entry (and its row, with ``store``) before the caller answers.

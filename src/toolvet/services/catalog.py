@@ -1,8 +1,11 @@
-"""The catalog: the offered tools as AiMCPItem descriptors for a scope (SPEC §5.1).
+"""The catalog: the offered tools as AiMCPItem descriptors for a scope (SPEC §5.1), toolvet's own host
+tools included.
 
-Built for speed, since consumers read it on every turn: one SQL query for the offered tools selecting
-only the columns a descriptor needs, the scope's map loaded once, no per-tool queries, and descriptors
-built with ``model_construct`` (the values come from the registry, already checked when stored)."""
+Each descriptor is made from the tool's policy facts (``services.policy_facts``: the same reading a
+decision and a call use) and the scope's lists. Built for speed, since consumers read it on every
+turn: one SQL query for the offered tools selecting the facts' columns and what a descriptor shows,
+the scope's lists read once, no per-tool queries, and descriptors built with ``model_construct`` (the
+values come from the registry, already checked when stored)."""
 
 from __future__ import annotations
 
@@ -11,13 +14,14 @@ from typing import Any
 
 from sqlalchemy import select
 
-from toolvet.db.models import Server, Tool, ToolReview, ToolSettings
-from toolvet.domain.policy import review_state, reviewed_read_only
+from toolvet.db.models import Server, Tool
+from toolvet.domain.policy import ToolFacts, reviewed_read_only
 from toolvet.errors import InvalidInput
 from toolvet.schemas.policy import AiMCPItem
 from toolvet.services.auth import Principal
 from toolvet.services.context import Context
-from toolvet.services.preferences import DEFAULT_SCOPE, check_access, disabled_map, reads_from
+from toolvet.services.policy_facts import DEFAULT_SCOPE, FACT_COLUMNS, facts_of, host_records, read_scope
+from toolvet.services.preferences import check_access
 from toolvet.services.tools import TOOL_RECORDS, sql_offered
 
 
@@ -28,27 +32,17 @@ class View(StrEnum):
     MODEL = "model"
 
 
-_COLUMNS = (
-    Server.name,
-    Tool.name,
-    Tool.title,
-    Tool.description,
-    Tool.input_schema,
-    Tool.output_schema,
-    Tool.annotations,
-    Tool.icons,
-    Tool.meta,
-    ToolSettings.writable,
-    ToolReview.fingerprint,
-    Tool.definition_fingerprint,
-)
+#: The offered tools: their facts' columns (``FACT_COLUMNS``), then what a descriptor shows besides.
 OFFERED_QUERY = (
-    select(*_COLUMNS)
+    select(*FACT_COLUMNS, Tool.title, Tool.description, Tool.input_schema, Tool.output_schema, Tool.icons,
+           Tool.meta)
     .select_from(TOOL_RECORDS)
     .join(Server, Tool.server_id == Server.id)
     .where(sql_offered())
     .order_by(Server.name, Tool.name)
 )
+#: Where the descriptor's own columns start in a row of ``OFFERED_QUERY``.
+SHOWN = len(FACT_COLUMNS)
 
 
 def visible_to_model(meta: dict[str, Any] | None) -> bool:
@@ -82,42 +76,34 @@ def catalog(
     check_access(principal, scope=scope)
     model_view = parse_view(view) is View.MODEL
     with ctx.db.transaction() as session:
-        disabled = {
-            server: frozenset(names)
-            for server, names in disabled_map(session, reads_from(session, scope)).items()
-        }
+        lists = read_scope(session, scope)
         rows = session.execute(OFFERED_QUERY).all()
     construct = AiMCPItem.model_construct
-    none: frozenset[str] = frozenset()
+    disables = lists.disables
     items: list[AiMCPItem] = []
     append = items.append
-    for (
-        server,
-        name,
-        title,
-        description,
-        input_schema,
-        output_schema,
-        annots,
-        icons,
-        meta,
-        writable,
-        reviewed_print,
-        fingerprint,
-    ) in rows:
-        enabled = name not in disabled.get(server, none)
+    shown = [(facts_of(row), row[SHOWN:]) for row in rows]
+    hosts = [
+        (facts, (d.get("title"), d.get("description"), d["inputSchema"], d.get("outputSchema"), d.get("icons"),
+                 d.get("_meta")))
+        for facts, d in host_records()
+    ]
+    for facts, (title, description, input_schema, output_schema, icons, meta) in sorted(
+        shown + hosts, key=_address
+    ):
+        enabled = not disables(facts.server_type, facts.name)
         if model_view and (not enabled or not visible_to_model(meta)):
             continue
-        read_only = reviewed_read_only(writable, review_state(reviewed_print, fingerprint))
+        read_only = reviewed_read_only(facts.writable, facts.review_state)
         append(
             construct(
-                name=name,
+                name=facts.name,
                 description=description or "",
                 input_schema=input_schema,
                 enabled=enabled,
-                server_type=server,
+                server_type=facts.server_type,
                 require_approval=False if read_only else None,
-                annotations=None if model_view else annots,
+                annotations=None if model_view else facts.annotations,
                 title=title,
                 output_schema=output_schema,
                 icons=icons,
@@ -125,3 +111,7 @@ def catalog(
             )
         )
     return items
+
+
+def _address(item: tuple[ToolFacts, Any]) -> tuple[str, str]:
+    return item[0].server_type, item[0].name

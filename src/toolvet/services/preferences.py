@@ -18,22 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sqlalchemy import delete, exists, or_, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, Tool, ToolReview, ToolSettings, UserPreference
+from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, UserPreference
 from toolvet.db.types import utcnow
-from toolvet.domain.policy import (
-    DEFAULT_MODE,
-    AllowEntry,
-    AllowIndex,
-    PermissionMode,
-    ToolFacts,
-    decide,
-    held_for_findings,
-    is_available,
-    review_state,
-)
+from toolvet.domain.names import HOST_SERVER
+from toolvet.domain.policy import DEFAULT_MODE, PermissionMode
 from toolvet.errors import Forbidden, InvalidInput, NotFound
 from toolvet.schemas.policy import (
     AlwaysAllowEntryOut,
@@ -45,10 +36,16 @@ from toolvet.schemas.policy import (
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
-from toolvet.services.tools import TOOL_RECORDS
+from toolvet.services.policy_facts import (
+    DEFAULT_SCOPE,
+    disabled_map,
+    entries,
+    gather,
+    has_own_entries,
+    read_tool,
+    reads_from,
+)
 
-DEFAULT_SCOPE = "default"
-HOST_SERVER_TYPE = "toolvet"  # toolvet's own host tools (SPEC §6)
 FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
@@ -119,44 +116,6 @@ def set_permission_mode(ctx: Context, principal: Principal, user: str, mode: str
 # --- scopes -----------------------------------------------------------------------------------------
 
 
-def has_own_entries(session: Session, scope: str) -> bool:
-    """True when the scope holds a disabled-map row or an always-allow entry of its own."""
-    return bool(
-        session.scalar(
-            select(
-                or_(
-                    exists().where(ScopeDisabled.scope == scope),
-                    exists().where(AlwaysAllow.scope == scope),
-                )
-            )
-        )
-    )
-
-
-def reads_from(session: Session, scope: str) -> str:
-    """The scope whose map and list apply to ``scope``: itself, or ``default`` (module docstring)."""
-    return scope if scope == DEFAULT_SCOPE or has_own_entries(session, scope) else DEFAULT_SCOPE
-
-
-def disabled_map(session: Session, scope: str) -> dict[str, list[str]]:
-    """The map stored under ``scope`` (no fallback), serverTypes with an empty list left out."""
-    rows = session.execute(
-        select(ScopeDisabled.server_type, ScopeDisabled.tool_names)
-        .where(ScopeDisabled.scope == scope)
-        .order_by(ScopeDisabled.server_type)
-    ).all()
-    return {server_type: list(names) for server_type, names in rows if names}
-
-
-def entries(session: Session, scope: str) -> Sequence[AlwaysAllow]:
-    """The always-allow entries stored under ``scope`` (no fallback), by server, tool and age."""
-    return session.scalars(
-        select(AlwaysAllow)
-        .where(AlwaysAllow.scope == scope)
-        .order_by(AlwaysAllow.server_type, AlwaysAllow.tool_name, AlwaysAllow.id)
-    ).all()
-
-
 def _materialise(session: Session, scope: str) -> None:
     """Before the first change to a scope reading ``default``, copy ``default``'s entries into it."""
     if scope == DEFAULT_SCOPE or has_own_entries(session, scope):
@@ -179,11 +138,11 @@ def _materialise(session: Session, scope: str) -> None:
 
 def check_server_type(session: Session, server_type: str) -> None:
     """InvalidInput listing the valid serverTypes (server names plus ``toolvet``) for an unknown one."""
-    if server_type == HOST_SERVER_TYPE:
+    if server_type == HOST_SERVER:
         return
     names = list(session.scalars(select(Server.name).order_by(Server.name)).all())
     if server_type not in names:
-        valid = ", ".join([*names, HOST_SERVER_TYPE])
+        valid = ", ".join([*names, HOST_SERVER])
         raise InvalidInput(f"unknown serverType {server_type!r}; valid: {valid}", "serverType")
 
 
@@ -251,14 +210,10 @@ def get_always_allow(ctx: Context, principal: Principal, scope: str) -> AlwaysAl
 
 
 def _current_fingerprint(session: Session, server_type: str, tool_name: str) -> str:
-    fingerprint = session.scalar(
-        select(Tool.definition_fingerprint)
-        .join(Server, Tool.server_id == Server.id)
-        .where(Server.name == server_type, Tool.name == tool_name)
-    )
-    if fingerprint is None:
+    record = read_tool(session, server_type, tool_name)
+    if record is None:
         raise NotFound(f"tool {server_type}/{tool_name} not found")
-    return fingerprint
+    return record.facts.fingerprint
 
 
 def add_always_allow(
@@ -277,8 +232,6 @@ def add_always_allow(
     with ctx.db.transaction() as session:
         check_server_type(session, server_type)
         if fingerprint is None:
-            if server_type == HOST_SERVER_TYPE:
-                raise InvalidInput("is required for a host tool", "fingerprint")
             fingerprint = _current_fingerprint(session, server_type, tool_name)
         before = _allow_out(session, scope)
         key = (server_type, tool_name, fingerprint)
@@ -350,74 +303,23 @@ def remove_always_allow(
 def decide_for(
     ctx: Context, principal: Principal, user: str, scope: str, server: str, tool: str
 ) -> DecisionOut:
-    """The approval decision for ``user`` in ``scope`` about ``server``/``tool``, with every reason."""
+    """The approval decision for ``user`` in ``scope`` about ``server``/``tool`` (a host tool when
+    ``server`` is ``toolvet``), with every reason: the one a call obeys, from the same policy facts."""
     check_access(principal, user=user, scope=scope)
     with ctx.db.transaction() as session:
-        row = session.execute(
-            select(
-                Tool.name,
-                ToolSettings.enabled,
-                ToolSettings.writable,
-                Tool.annotations,
-                Tool.definition_fingerprint,
-                ToolReview.fingerprint,
-                Server.enabled,
-                Server.hold_changed_tools,
-                Server.trust_annotations,
-                Server.hold_flagged_tools,
-                Tool.findings,
-            )
-            .select_from(TOOL_RECORDS)
-            .join(Server, Tool.server_id == Server.id)
-            .where(Server.name == server, Tool.name == tool)
-        ).one_or_none()
-        if row is None:
-            if session.scalar(select(Server.id).where(Server.name == server)) is None:
+        facts = gather(session, user, scope, server, tool)
+        if facts is None:
+            if server != HOST_SERVER and session.scalar(select(Server.id).where(Server.name == server)) is None:
                 raise NotFound(f"server {server!r} not found")
             raise NotFound(f"tool {server}/{tool} not found")
-        preference = session.get(UserPreference, user)
-        source = reads_from(session, scope)
-        listed = (
-            session.scalar(
-                select(ScopeDisabled.tool_names).where(
-                    ScopeDisabled.scope == source, ScopeDisabled.server_type == server
-                )
-            )
-            or []
-        )
-        prints = session.scalars(
-            select(AlwaysAllow.fingerprint).where(
-                AlwaysAllow.scope == source, AlwaysAllow.server_type == server, AlwaysAllow.tool_name == tool
-            )
-        ).all()
-    (name, enabled, writable, annotations, fingerprint, reviewed, server_enabled, hold, trust, hold_flagged,
-     findings) = row
-    state = review_state(reviewed, fingerprint)
-    facts = ToolFacts(
-        server_type=server,
-        name=name,
-        fingerprint=fingerprint,
-        available=is_available(enabled, server_enabled),
-        review_state=state,
-        hold_changed_tools=hold,
-        writable=writable,
-        trust_annotations=trust,
-        annotations=annotations,
-        held_flagged=held_for_findings(hold_flagged, state, findings or []),
-    )
-    mode = DEFAULT_MODE if preference is None else PermissionMode(preference.permission_mode)
-    decision = decide(
-        mode,
-        facts,
-        disabled=tool in listed,
-        always_allow=AllowIndex(AllowEntry(server, tool, p) for p in prints),
-    )
+    decision = facts.decide()
+    mode = facts.user.mode
     context = [
-        f"user {user!r} has not chosen a permission mode: {mode.value}, the default"
-        if preference is None
-        else f"user {user!r} chose permission mode {mode.value}"
+        f"user {user!r} chose permission mode {mode.value}"
+        if facts.user.chosen
+        else f"user {user!r} has not chosen a permission mode: {mode.value}, the default"
     ]
-    if source != scope:
+    if facts.scope.source != scope:
         context.append(f"scope {scope!r} has no entry of its own: it reads {DEFAULT_SCOPE!r}")
     return DecisionOut(
         auto_allow=decision.auto_allow, refused=decision.refused, reasons=[*context, *decision.reasons]
