@@ -22,7 +22,7 @@ from typing import Any, Final, Literal
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolvet.domain.fingerprint import definition_fingerprint
+from toolvet.domain.fingerprint import fingerprint
 from toolvet.errors import ToolvetError
 from toolvet.services import discovery, review, servers, tools
 from toolvet.services.auth import Permission, Principal, Role
@@ -314,7 +314,7 @@ def host_tools(ctx: Context) -> dict[str, HostTool]:
     for spec in SPECS:
         definition = spec.definition()
         out[spec.name] = HostTool(
-            definition, _wrap(ctx, spec.handler), spec.require_approval, definition_fingerprint(definition)
+            definition, _wrap(ctx, spec.handler), spec.require_approval, fingerprint(definition)
         )
     return out
 

@@ -119,9 +119,6 @@ class HttpChannel:
         #: The JSON text of the last reply, as received (a JSON body, or the data of the SSE event that
         #: answered), or None when the last request got no parsed reply. Listing digests hash it.
         self.reply_text: bytes | None = None
-        #: Whether the last reply's JSON held a float (or NaN/Infinity). Decoding tells at no cost
-        #: (the hook runs only for floats), and a listing without any spares discovery a search for them.
-        self.reply_had_float = False
 
     def _headers(self, extra: Mapping[str, str]) -> dict[str, str]:
         merged = {**self.headers, **_BASE_HEADERS}
@@ -146,7 +143,6 @@ class HttpChannel:
         if version := headers.get("mcp-protocol-version"):
             self.last_version = version
         self.reply_text = None
-        self.reply_had_float = False
         try:
             async with self._post(message, headers) as response:
                 reply = await self._read_reply(method, message["id"], response, hooks)
@@ -191,7 +187,7 @@ class HttpChannel:
         if content_type.startswith("application/json"):
             body = await self._read_body(response)
             try:
-                parsed = json.loads(body, parse_float=self._float, parse_constant=self._float)
+                parsed = json.loads(body)
             except ValueError as exc:
                 raise RpcError(PARSE_ERROR, f"response body is not JSON ({exc})", synthetic=True) from exc
             reply = _pick_reply(parsed)
@@ -276,7 +272,7 @@ class HttpChannel:
         if event.event != "message" or not event.data:
             return None  # priming event (resumability), keep-alive, or another event type
         try:
-            parsed = json.loads(event.data, parse_float=self._float, parse_constant=self._float)
+            parsed = json.loads(event.data)
         except ValueError as exc:
             raise RpcError(PARSE_ERROR, f"SSE event is not JSON ({exc})", synthetic=True) from exc
         if isinstance(parsed, dict) and isinstance(parsed.get("method"), str):
@@ -315,11 +311,6 @@ class HttpChannel:
                     await self._read_body(response)
             except ChannelError:
                 pass  # the server gives up on an unanswered request itself
-
-    def _float(self, text: str) -> float:
-        # json.loads's own conversion (float() of the token: NaN and the infinities included), noted.
-        self.reply_had_float = True
-        return float(text)
 
     async def notify(self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str]) -> None:
         """POST one notification; the answer (202 normally) is drained and ignored, as the SDK does."""
