@@ -12,7 +12,6 @@ caches and leaves its audit writes to a background writer.
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ import httpx2
 from jsonschema import Draft202012Validator
 from sqlalchemy import select
 
+from toolvet.cache import MISSING, TtlCache
 from toolvet.db.models import Server, Tool
 from toolvet.db.types import utcnow
 from toolvet.domain.policy import AllowIndex, Decision, PermissionMode, ToolFacts, decide, review_state
@@ -47,9 +47,6 @@ log = logging.getLogger("toolvet.calls")
 HOST_SERVER = "toolvet"
 #: What a call's user is answered when they decline it (asked by elicitation, in either era).
 USER_DECLINED = "the user declined this call"
-#: How long the gateway trusts what it read from the registry (tools, preferences). Changes made in
-#: this process clear the caches at once; changes made by another process show within this delay.
-CACHE_SECONDS = 1.0
 #: How many times one call answers an upstream's request for input before giving up.
 INPUT_ROUNDS = 8
 
@@ -93,10 +90,11 @@ class CallService:
     events: EventBus = field(default_factory=EventBus)
     host_tools: dict[str, HostTool] = field(default_factory=dict)
     pool: UpstreamPool | None = None
-    _tools: dict[tuple[str, str], tuple[float, _Snapshot | None]] = field(default_factory=dict)
-    _policy: dict[str, tuple[float, dict[str, set[str]], AllowIndex]] = field(default_factory=dict)
-    _modes: dict[str, tuple[float, PermissionMode]] = field(default_factory=dict)
-    _servers: dict[str, tuple[float, tuple[Target | None, dict[str, Any] | None]]] = field(default_factory=dict)
+    # What the registry said, for READ_TTL (changes made in this process drop the entries at once).
+    _tools: TtlCache[tuple[str, str], _Snapshot | None] = field(default_factory=TtlCache)
+    _policy: TtlCache[str, tuple[dict[str, set[str]], AllowIndex]] = field(default_factory=TtlCache)
+    _modes: TtlCache[str, PermissionMode] = field(default_factory=TtlCache)
+    _servers: TtlCache[str, tuple[Target | None, dict[str, Any] | None]] = field(default_factory=TtlCache)
     _validators: dict[tuple[str, str], Draft202012Validator] = field(default_factory=dict)
     _waiters: dict[str, anyio.Event] = field(default_factory=dict)
     _audit: list[tuple[dict[str, Any] | None, dict[str, Any]]] = field(default_factory=list)
@@ -139,13 +137,10 @@ class CallService:
     async def _snapshot(self, server: str, tool: str) -> _Snapshot | None:
         """What a call of the tool needs to know, cached; a miss reads the registry in a worker thread,
         never on the event loop that serves every MCP session."""
-        now = time.monotonic()
-        hit = self._tools.get((server, tool))
-        if hit is not None and hit[0] > now:
-            return hit[1]
+        if (hit := self._tools.get((server, tool))) is not MISSING:
+            return hit
         snap = await anyio.to_thread.run_sync(self._read_snapshot, server, tool)
-        self._tools[(server, tool)] = (now + CACHE_SECONDS, snap)
-        return snap
+        return self._tools.put((server, tool), snap)
 
     def _read_snapshot(self, server_name: str, tool_name: str) -> _Snapshot | None:
         if server_name == HOST_SERVER:
@@ -172,9 +167,8 @@ class CallService:
 
     async def disabled_in(self, scope: str) -> dict[str, set[str]]:
         """The scope's disabled map (server -> tool names), read like a call's (cached, off the loop)."""
-        hit = self._policy.get(scope)
-        if hit is not None and hit[0] > time.monotonic():
-            return hit[1]
+        if (hit := self._policy.get(scope)) is not MISSING:
+            return hit[0]
         disabled, _ = await anyio.to_thread.run_sync(self._scope, scope)
         return disabled
 
@@ -188,13 +182,10 @@ class CallService:
         return None if target is None else (capabilities or {})
 
     async def _server_row(self, server: str) -> tuple[Target | None, dict[str, Any] | None]:
-        now = time.monotonic()
-        hit = self._servers.get(server)
-        if hit is not None and hit[0] > now:
-            return hit[1]
+        if (hit := self._servers.get(server)) is not MISSING:
+            return hit
         found = await anyio.to_thread.run_sync(self._read_server, server)
-        self._servers[server] = (now + CACHE_SECONDS, found)
-        return found
+        return self._servers.put(server, found)
 
     def _read_server(self, name: str) -> tuple[Target | None, dict[str, Any] | None]:
         with self.ctx.db.transaction() as session:
@@ -204,29 +195,20 @@ class CallService:
             return target_of(self.ctx, row), row.capabilities
 
     def _mode(self, user: str) -> PermissionMode:
-        now = time.monotonic()
-        hit = self._modes.get(user)
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        mode = policy_inputs.permission_mode(self.ctx, user)
-        self._modes[user] = (now + CACHE_SECONDS, mode)
-        return mode
+        if (hit := self._modes.get(user)) is not MISSING:
+            return hit
+        return self._modes.put(user, policy_inputs.permission_mode(self.ctx, user))
 
     def _scope(self, scope: str) -> tuple[dict[str, set[str]], AllowIndex]:
-        now = time.monotonic()
-        hit = self._policy.get(scope)
-        if hit is not None and hit[0] > now:
-            return hit[1], hit[2]
-        disabled, index = policy_inputs.scope_policy(self.ctx, scope)
-        self._policy[scope] = (now + CACHE_SECONDS, disabled, index)
-        return disabled, index
+        if (hit := self._policy.get(scope)) is not MISSING:
+            return hit
+        return self._policy.put(scope, policy_inputs.scope_policy(self.ctx, scope))
 
     async def decision(self, user: str, scope: str, snap: _Snapshot) -> Decision:
         """The policy's decision for this user and scope, its inputs read off the event loop on a miss."""
-        now = time.monotonic()
-        if (hit := self._policy.get(scope)) is None or hit[0] <= now:
+        if self._policy.get(scope) is MISSING:
             await anyio.to_thread.run_sync(self._scope, scope)
-        if (seen := self._modes.get(user)) is None or seen[0] <= now:
+        if self._modes.get(user) is MISSING:
             await anyio.to_thread.run_sync(self._mode, user)
         disabled_map, index = self._scope(scope)
         facts = snap.facts
@@ -463,7 +445,7 @@ class CallService:
     def _allow_always(self, principal: Principal, call: CallOut) -> None:
         policy_inputs.add_always_allow(self.ctx, principal, call.scope, call.server_type, call.tool_name,
                                        call.fingerprint)
-        self._policy.pop(call.scope, None)
+        self._policy.pop(call.scope)
 
     def _record(self, principal: Principal, call: CallOut, action: str, *, store: bool) -> None:
         """Queue the audit entry (and the call's row) for the background writer: off the hot path."""
