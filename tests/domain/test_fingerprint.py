@@ -6,6 +6,7 @@ import enum
 import hashlib
 import json
 import math
+import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -233,3 +234,12 @@ def test_a_claim_carries_the_reference_digest_size_and_fingerprint(definition):
     data = standard_sorted(definition).encode()
     assert (claim.digest, claim.size, claim.fingerprint, claim.text) == (
         "sha256:" + hashlib.sha256(data).hexdigest(), len(data), reference_fingerprint(definition), data.decode())
+
+
+def test_fingerprints_are_made_in_one_module():
+    # Every caller (discovery, hand-added tools, host tools, benchmarks) goes through fingerprint():
+    # no other module of toolvet canonicalises JSON itself.
+    src = Path(__file__).parents[2] / "src" / "toolvet"
+    imports = re.compile(r"^\s*(import|from) rfc8785\b", re.MULTILINE)
+    users = sorted(str(p.relative_to(src)) for p in src.rglob("*.py") if imports.search(p.read_text(encoding="utf-8")))
+    assert users == ["domain/fingerprint.py"]
