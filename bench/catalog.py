@@ -43,7 +43,7 @@ from toolvet.api import create_app
 from toolvet.api.deps import ContextDep, get_principal
 from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, Tool, ToolReview, ToolSettings
 from toolvet.db.types import utcnow
-from toolvet.domain.fingerprint import definition_fingerprint
+from toolvet.domain.fingerprint import fingerprint
 from toolvet.domain.policy import AllowEntry, AllowIndex, PermissionMode, decide
 from toolvet.schemas.tools import TokenCreate
 from toolvet.services import tokens
@@ -128,7 +128,7 @@ def build(ctx: Context, servers: int, per_server: int) -> tuple[str, int]:
         for s in range(servers):
             for i in range(per_server):
                 d = definition(s, i)
-                fp = definition_fingerprint(d)
+                fp = fingerprint(d)
                 reviewed = fp if i % 4 == 0 else ("sha256:" + "0" * 64 if i % 97 == 1 else None)
                 rows.append(
                     {

@@ -1,33 +1,32 @@
-"""JSON text, fast: orjson where its output is exactly what toolvet needs, the standard library else.
+"""JSON text, fast: orjson where its output is provably exactly what toolvet needs, the standard library else.
 
 Encoding a tool definition is most of what a discovery pass spends per new tool (each is encoded for
 its digest, its fingerprint, its stored columns and its history row). ``json.dumps`` takes about
-20 µs for a 1 KB definition, orjson about 2 µs; orjson is used where its text is provably the right
-one, the standard library everywhere else.
+7 µs for a 1 KB definition and ``rfc8785`` about 30 µs, orjson about 2 µs; orjson is used where its
+text is provably the right one, the standard library (or ``rfc8785``) everywhere else.
 
 - :func:`compact` is the text toolvet stores in its JSON columns (the engines' ``json_serializer``):
   any valid JSON text of the value is right, so orjson's own compact text is used. What orjson does
   not encode (integers beyond 64 bits, non-string keys, lone surrogates, subclasses, dates,
   dataclasses) takes ``json.dumps``, so it is stored or refused as before.
+- :func:`plain_sorted` is the one fast path for canonical text: orjson's sorted text of a value
+  when that text is provably both the standard encoder's sorted text and the RFC 8785 (JCS) text.
 - :func:`sorted_compact` must be exactly ``json.dumps(value, sort_keys=True, separators=(",", ":"),
   ensure_ascii=False, allow_nan=False)``: definition digests are made from it, and a digest that
-  changed with the encoder would make every stored tool look changed. For a value a JSON decoder
-  made (exact ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``), orjson's sorted text is
-  that text except where a float is printed (orjson spells some differently: ``1e-7`` for ``1e-07``):
-  a text that may hold a float is made again by ``json.dumps``. Keys
-  sort alike (UTF-8 byte order is code-point order) and strings are escaped alike (checked over every
-  escape in the tests).
+  changed with the encoder would make every stored tool look changed. It is :func:`plain_sorted`'s
+  text where there is one, the standard encoder's else.
 """
 
 from __future__ import annotations
 
 import json
+import marshal
 import re
 from typing import Any, Final
 
 import orjson
 
-__all__ = ["compact", "json_depth_exceeds", "sorted_compact", "sorted_compact_plain", "sorted_part"]
+__all__ = ["compact", "json_depth_exceeds", "plain_sorted", "sorted_compact"]
 
 _STRING_OR_BRACKET: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 _OPEN: Final = frozenset(b"[{")
@@ -57,26 +56,61 @@ def json_depth_exceeds(body: bytes, limit: int) -> bool:
 
 # Anything but exact JSON types is refused by orjson with these, so it goes to json.dumps.
 _STRICT: Final = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-_SORTED_OPTION: Final = _STRICT | orjson.OPT_SORT_KEYS
+# STRICT_INTEGER refuses exactly the integers RFC 8785 refuses (beyond +-(2**53 - 1)).
+_PLAIN_OPTION: Final = _STRICT | orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 
-# A number in compact JSON text starts the text or follows ":", "," or "["; a float's first run of digits
-# is always followed by ".", "e" or "E". A digit followed by one of those is found by a fast search (a
-# sentence ending "server 3." in a description is one); each such place is a float only if its run of
-# digits (and sign) starts the text or follows one of those three characters. A string may still hold
-# one ("x:1.5"): a false alarm only costs the standard encoder.
-_DIGIT_THEN_FLOAT_CHAR: Final = re.compile("[0-9][.eE]")
+# A float in compact JSON text is a number token, which starts the text or follows ":", "," or "[",
+# whose first run of digits (after an optional "-") is followed by ".", "e" or "E" (orjson writes every
+# float so). Translating digits to "0", those three separators to ":" and ".eE" to "." makes that one
+# short pattern a literal-led search finds quickly. A string may hold the same ("x:1.5"): a false alarm
+# only costs the slower encoder.
+_FLOAT_SHAPE: Final = bytes.maketrans(b"0123456789,[eE", b"0000000000::..")
+_FLOAT_TOKEN: Final = re.compile(rb":-?0+\.")
+# UTF-8 lead bytes of the characters beyond the BMP.
+_BEYOND_BMP: Final = re.compile(rb"[\xf0-\xf4]")
 
 
-def _may_hold_float(text: str) -> bool:
-    for match in _DIGIT_THEN_FLOAT_CHAR.finditer(text):
-        start = match.start()
-        while start > 0 and "0" <= text[start - 1] <= "9":
-            start -= 1
-        if start > 0 and text[start - 1] == "-":
-            start -= 1
-        if start == 0 or text[start - 1] in ":,[":
-            return True
-    return False
+def _may_hold_float(text: bytes) -> bool:
+    return _FLOAT_TOKEN.search(b":" + text.translate(_FLOAT_SHAPE)) is not None
+
+
+def _orders_may_differ(text: bytes) -> bool:
+    """True when two keys of ``text`` might sort apart in code-point and in UTF-16 order.
+
+    The orders differ only between a character beyond the BMP (a surrogate pair in UTF-16, which
+    sorts below U+E000) and one in U+E000-U+FFFF (UTF-8 lead byte EE or EF); a text lacking either
+    kind sorts alike in both."""
+    return not text.isascii() and (b"\xee" in text or b"\xef" in text) and _BEYOND_BMP.search(text) is not None
+
+
+def _outer_nones(value: Any) -> int:
+    """How many of ``value``'s own members (or items) are None; 1 for None itself."""
+    if type(value) is dict:
+        return sum(member is None for member in value.values())
+    if type(value) is list:
+        return sum(item is None for item in value)
+    return int(value is None)
+
+
+def _exact_json_types(value: Any, text: bytes) -> bool:
+    """True when ``value``, which orjson wrote as ``text``, holds only exact JSON types and no NaN or
+    infinity.
+
+    orjson writes NaN and the infinities as ``null``, as it writes None. Each of those writes one
+    ``null`` token and a string may hold more ``null``: so when the text holds no more ``null`` than
+    the value's outer members are None (an absent title or output schema of a contract), no NaN can
+    be in the value. Else the text must decode back to an equal value (NaN equals nothing).
+    orjson also writes a UUID, an enum member and a ``Fragment``: ``marshal`` refuses those (it takes
+    exact built-in types only, and of those orjson writes JSON's and tuples, which every encoder here
+    writes as arrays), in a fraction of the time a decode takes.
+    """
+    if text.count(b"null") != _outer_nones(value):
+        return bool(orjson.loads(text) == value)
+    try:
+        marshal.dumps(value)
+    except ValueError:
+        return False
+    return True
 
 
 _std_sorted = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
@@ -94,36 +128,32 @@ def compact(value: Any) -> str:
     return _std_compact(value) if "null" in text else text
 
 
-def sorted_compact(value: Any, *, json_decoded: bool = False, float_free: bool = False) -> str:
-    """Exactly ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-    allow_nan=False)``, raising what it raises. ``json_decoded`` says ``value`` holds exact JSON types
-    only (as a JSON decoder makes them), which lets orjson make the text; ``float_free``: see
-    :func:`sorted_compact_plain`."""
-    if json_decoded:
-        text, _ = sorted_compact_plain(value, float_free=float_free)
-        return text
-    return _std_sorted(value)
+def plain_sorted(value: Any) -> bytes | None:
+    """orjson's sorted compact UTF-8 text of ``value`` when it is, provably, both
+    ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)``
+    and the RFC 8785 (JCS) text of ``value``; None when it may not be.
 
-
-def sorted_compact_plain(value: Any, *, float_free: bool = False) -> tuple[str, bool]:
-    """:func:`sorted_compact` of a JSON-decoded ``value``, and whether it is *plain*: no float, no
-    integer beyond +-(2**53 - 1), no character beyond the BMP. A plain value's sorted text is also its
-    RFC 8785 (JCS) text, and so is that of any part of it (see ``domain.fingerprint``).
-    ``float_free`` says the decoder saw no float in it (nor NaN/Infinity): its text is not searched."""
+    The three encoders agree on null, true and false, integers (decimal; orjson refuses those JCS
+    refuses), strings (each escapes exactly ``"``, ``\\`` and U+0000-U+001F, as ``\\b \\t \\n \\f \\r``
+    or lower-case ``\\u00xx``, and writes everything else as it is), arrays, and objects with string
+    keys in code-point order. They part on: floats (each spells some differently, ``1e-07``, ``1e-7``,
+    ``100.0`` and ``100``), so a text that may hold one is refused; key order when the text holds
+    both characters beyond the BMP and U+E000-U+FFFF (UTF-16 sorts those apart from code points);
+    and whatever is not an exact JSON type. orjson refuses subclasses, non-string keys, lone
+    surrogates and long integers; the types it knows beyond JSON's and NaN are found last
+    (:func:`_exact_json_types`).
+    """
     try:
-        # STRICT_INTEGER refuses exactly the integers JCS refuses: those go to the standard encoder.
-        text = orjson.dumps(value, option=_SORTED_OPTION | orjson.OPT_STRICT_INTEGER).decode()
-    except TypeError:
-        return _std_sorted(value), False
-    if not float_free and _may_hold_float(text):
-        return _std_sorted(value), False
-    if not float_free and "null" in text:
-        # orjson writes NaN and the infinities as null, which json.dumps refuses (allow_nan=False):
-        # let it see the value (it raises for those, and writes exactly this text otherwise).
-        _std_sorted(value)
-    return text, text.isascii() or max(text) <= "\uffff"
+        text = orjson.dumps(value, option=_PLAIN_OPTION)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return None
+    if _may_hold_float(text) or _orders_may_differ(text) or not _exact_json_types(value, text):
+        return None
+    return text
 
 
-def sorted_part(value: Any) -> str:
-    """The sorted compact text of a part of a plain value (see :func:`sorted_compact_plain`)."""
-    return orjson.dumps(value, option=_SORTED_OPTION).decode()
+def sorted_compact(value: Any) -> str:
+    """Exactly ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+    allow_nan=False)``, raising what it raises."""
+    text = plain_sorted(value)
+    return text.decode() if text is not None else _std_sorted(value)

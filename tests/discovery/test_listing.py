@@ -434,25 +434,3 @@ async def test_a_listing_that_is_not_ok_has_no_digest() -> None:
                              "x": {"tools": [], "nextCursor": "x"}}) as upstream:
         listing = await fetch(upstream.url)
     assert listing.status == "incomplete" and listing.digest is None
-
-
-@pytest.mark.parametrize("sse", [False, True], ids=["json-body", "sse-body"])
-async def test_a_listing_knows_whether_its_pages_held_a_float(sse: bool) -> None:
-    pages: dict[str | None, Any] = {None: {"tools": [tool("a", description="server 3.")], "nextCursor": "2"},
-                                    "2": {"tools": [tool("b")]}}
-    with raw_listing_server(pages, sse=sse) as upstream:
-        without = await fetch(upstream.url)
-        pages["2"] = {"tools": [tool("b", inputSchema={"type": "object", "properties": {"x": {"maximum": 1.5}}})]}
-        with_float = await fetch(upstream.url)
-        pages["2"] = {"tools": [tool("b", inputSchema={"type": "object", "default": float("nan")})]}
-        with_nan = await fetch(upstream.url)
-    assert (without.status, with_float.status, with_nan.status) == ("ok", "ok", "ok")
-    assert without.float_free is True
-    assert with_float.float_free is False and with_nan.float_free is False
-
-
-async def test_a_listing_over_stdio_is_never_taken_as_float_free() -> None:
-    command, args = stdio_server_command()
-    with anyio.fail_after(TEST_BOUND):
-        listing = await fetch_listing(Target("stdio", command=command, args=args), FAST)
-    assert listing.status == "ok" and listing.float_free is False

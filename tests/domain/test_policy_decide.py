@@ -206,3 +206,49 @@ def test_an_index_iterates_its_entries_back() -> None:
     assert sorted(index, key=lambda e: (e.server_type, e.fingerprint)) == entries
     assert len(index) == 3
     assert index.fingerprints("c", "t") is None
+
+
+def test_an_auto_decision_reads_its_rules_in_order() -> None:
+    from toolvet.domain import policy
+
+    entry_reason = {"none": policy.R_ENTRY_NONE, "matching": policy.R_ENTRY_MATCH,
+                    "stale fingerprint": policy.R_ENTRY_STALE, "same name other server": policy.R_ENTRY_NONE}
+    annotation_reason = {"absent": policy.R_UNANNOTATED, "not read-only": policy.R_UNANNOTATED,
+                         "read-only, not destructive": policy.R_TRUSTED,
+                         "read-only, destructive absent": policy.R_DESTRUCTIVE,
+                         "read-only, destructive": policy.R_DESTRUCTIVE}
+    checked = 0
+    for case in combinations(PermissionMode.AUTO):
+        decision = decide(PermissionMode.AUTO, facts(case), disabled=case["disabled"],
+                          always_allow=AllowIndex(ALWAYS_ALLOW[case["allow"]]))
+        if decision.refused:
+            continue
+        if case["writable"]:
+            review = policy.R_WRITABLE
+        elif case["state"] is ReviewState.REVIEWED:
+            review = policy.R_READ_ONLY
+        else:
+            review = policy.R_NOT_REVIEWED.format(state=case["state"].value)
+        assert decision.reasons == (
+            policy.R_AUTO,
+            policy.R_HOST if case["require_approval"] is False else policy.R_NOT_HOST,
+            entry_reason[case["allow"]],
+            review,
+            annotation_reason[case["annotations"]] if case["trust"] else policy.R_UNTRUSTED,
+            policy.R_RUNS if decision.auto_allow else policy.R_ASKS,
+        ), case
+        checked += 1
+    assert checked == 800  # every combination that is not refused
+
+
+def test_a_refusal_lists_its_causes_in_rule_order() -> None:
+    from toolvet.domain import policy
+
+    tool = facts({"available": True, "hold": True, "state": ReviewState.CHANGED, "writable": True, "trust": False,
+                  "annotations": "absent", "require_approval": None})
+    assert decide("auto", tool, disabled=True, always_allow=()).reasons == (policy.R_HELD, policy.R_DISABLED)
+    unavailable = facts({"available": False, "hold": True, "state": ReviewState.CHANGED, "writable": True,
+                         "trust": False, "annotations": "absent", "require_approval": None})
+    # Not available comes first, and such a tool is not also called held.
+    assert decide("ask", unavailable, disabled=True, always_allow=()).reasons == (
+        policy.R_NOT_AVAILABLE, policy.R_DISABLED)

@@ -67,7 +67,6 @@ class _Pass:
     stderr_line: str | None = None
     # Over every page's tools, in order; None once a page could not be hashed (then no digest).
     hasher: Any = field(default_factory=hashlib.sha256)
-    float_free: bool = True  # no page so far was known to hold a float
 
     def add_page(self, tools: list[Any], reply_text: bytes | None = None) -> None:
         """Keep a page's tools; hash the reply's text as received when there is one: re-encoding the
@@ -101,7 +100,6 @@ class _Pass:
             instructions=self.instructions,
             pages=self.pages,
             digest="sha256:" + self.hasher.hexdigest() if status == "ok" and self.hasher is not None else None,
-            float_free=self.float_free,
         )
 
     def failed(self, detail: str) -> Listing:
@@ -207,8 +205,6 @@ async def _list(raw_channel: Channel, limits: Limits, state: _Pass) -> Listing:
             state.tools.extend(page_tools[:room])  # incomplete: no digest, so not hashed
             return state.result("incomplete", f"more than max_tools={limits.max_tools} tools (page {page})")
         state.add_page(page_tools, getattr(raw_channel, "reply_text", None))
-        # Only the HTTP channel tells whether a reply held a float; other pipes count as "may have".
-        state.float_free = state.float_free and getattr(raw_channel, "reply_had_float", True) is False
 
         next_cursor = result.get("nextCursor")
         if next_cursor is None:  # absent or null ends the listing; "" is a real cursor (2026-07-28)

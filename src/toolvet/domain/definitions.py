@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema_rs
-import rfc8785
 
-from toolvet.domain.fingerprint import (
-    assemble_sorted,
-    definition_digest_and_size,
-    definition_fingerprint,
-    fingerprint_from_members,
-    plain_definition_fingerprint,
-    sorted_member_texts,
-)
-from toolvet.jsontext import sorted_compact_plain
+from toolvet.domain.fingerprint import fingerprint, text_digest_and_size
+from toolvet.jsontext import sorted_compact
 
 
 class DefinitionError(ValueError):
@@ -93,35 +84,17 @@ def _optional(raw: dict[str, Any], key: str, kind: type, kind_name: str) -> Any:
     return value
 
 
-def read_claim(raw: Any, max_bytes: int, *, json_decoded: bool = False, float_free: bool = False) -> ToolClaim:
-    """Turn one advertised tool object into a claim, or raise DefinitionError naming the problem.
-
-    ``json_decoded`` says ``raw`` is exactly what a JSON decoder made (a listing always is): its texts
-    are then made by orjson (``toolvet.jsontext``) and its fingerprint needs no walk of the schemas.
-    ``float_free`` says the decoder saw no float in it (``Listing.float_free``).
-    """
+def read_claim(raw: Any, max_bytes: int) -> ToolClaim:
+    """Turn one advertised tool object into a claim, or raise DefinitionError naming the problem."""
     if not isinstance(raw, dict):
         raise DefinitionError(f"tool is not a JSON object (got {type(raw).__name__})")
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise DefinitionError("name is missing or not a non-empty string", "name")
-    # One serialisation of each member gives the size, the whole-object digest and (when the
-    # contract members are provably JCS-equal to it) the fingerprint.
-    text = None
-    members = None
-    plain = False
     try:
-        if json_decoded:
-            text, plain = sorted_compact_plain(raw, float_free=float_free)
-        else:
-            members = sorted_member_texts(raw)
-            if members is not None:
-                text = assemble_sorted(members)
-        if text is None:
-            digest, size = definition_digest_and_size(raw)
-        else:
-            data = text.encode()
-            digest, size = "sha256:" + hashlib.sha256(data).hexdigest(), len(data)
+        # One serialisation gives the size, the whole-object digest and the text findings screen.
+        text = sorted_compact(raw)
+        digest, size = text_digest_and_size(text)
     except TypeError as exc:
         raise DefinitionError(f"not serialisable as JSON: {exc}") from None
     except ValueError as exc:  # NaN/infinity or a lone surrogate: no JSON text JCS could accept
@@ -142,11 +115,8 @@ def read_claim(raw: Any, max_bytes: int, *, json_decoded: bool = False, float_fr
     meta = _optional(raw, "_meta", dict, "an object")
     read_only = annotations.get("readOnlyHint") if annotations else None
     try:
-        if plain:
-            fp = plain_definition_fingerprint(raw)
-        else:
-            fp = definition_fingerprint(raw) if members is None else fingerprint_from_members(raw, members)
-    except (rfc8785.CanonicalizationError, ValueError) as exc:
+        fp = fingerprint(raw)
+    except ValueError as exc:  # rfc8785.CanonicalizationError is one
         raise DefinitionError(f"not canonical JSON (RFC 8785): {exc}") from None
     return ToolClaim(
         name=name,

@@ -37,6 +37,3 @@ class Listing:
     instructions: str | None
     pages: int
     digest: str | None = None
-    #: True when the decoder saw no float (nor NaN/Infinity) in any page: the tools then hold none,
-    #: and discovery need not search their texts for one (``toolvet.jsontext``). False when unknown.
-    float_free: bool = False

@@ -121,6 +121,7 @@ class AllowIndex:
 # Every sentence a decision can carry, built once.
 R_NOT_AVAILABLE = "refused: the tool or its server is disabled by an operator"
 R_HELD = "refused: its definition changed after review and its server holds changed tools"
+R_HELD_FLAGGED = "refused: it has a high finding and its server holds flagged tools until they are reviewed"
 R_DISABLED = "refused: the scope's disabled map lists it"
 R_ALLOW = "permission mode allow: every tool runs without a dialog"
 R_ASK = "permission mode ask: only a matching always-allow entry skips the dialog"
@@ -154,67 +155,83 @@ def trusted_read_only(trust_annotations: bool, annotations: Mapping[str, Any] | 
             and annotations.get("destructiveHint") is False)
 
 
-def _decision(auto_allow: bool, refused: bool, *reasons: str) -> Decision:
-    return Decision(auto_allow, refused, reasons)
-
-
-# Every reason is one of a few constants, so every possible Decision is built once here and ``decide``
-# only picks one: no object is created per decision.
-_REFUSED = {
-    (na, held, dis): _decision(False, True, *[r for r, on in ((R_NOT_AVAILABLE, na), (R_HELD, held),
-                                                               (R_DISABLED, dis)) if on])
-    for na in (False, True) for held in (False, True) for dis in (False, True) if (na or held or dis)
-}
-_ALLOWED = _decision(True, False, R_ALLOW, R_RUNS)
-_ENTRY_REASONS = (R_ENTRY_NONE, R_ENTRY_MATCH, R_ENTRY_STALE)  # indexed by the entry code below
-_ASK = tuple(_decision(code == 1, False, R_ASK, reason, R_RUNS if code == 1 else R_ASKS)
-             for code, reason in enumerate(_ENTRY_REASONS))
-_REVIEW_REASONS = (R_READ_ONLY, R_WRITABLE, *(_NOT_REVIEWED[s] for s in ReviewState))
-_ANNOTATION_REASONS = (R_TRUSTED, R_UNTRUSTED, R_UNANNOTATED, R_DESTRUCTIVE)
-_AUTO = {
-    (host, entry, review, annotation): _decision(
-        allowed, False, R_AUTO, R_HOST if host else R_NOT_HOST, _ENTRY_REASONS[entry],
-        _REVIEW_REASONS[review], _ANNOTATION_REASONS[annotation], R_RUNS if allowed else R_ASKS,
-    )
-    for host in (False, True) for entry in range(3) for review in range(len(_REVIEW_REASONS))
-    for annotation in range(4)
-    for allowed in [host or entry == 1 or review == 0 or annotation == 0]
-}
-_NOT_REVIEWED_CODE = {state: 2 + i for i, state in enumerate(ReviewState)}
-_REVIEWED = ReviewState.REVIEWED
-_CHANGED = ReviewState.CHANGED
-
-
 def decide(
     mode: PermissionMode | str, tool: ToolFacts, *, disabled: bool,
     always_allow: AllowIndex | Iterable[AllowEntry],
 ) -> Decision:
     """SPEC §5: refused (not offered, or disabled in the scope), run without a dialog, or asked about.
 
+    The rules, in order, each adding its reason:
+
+    1. A tool that is not available (it or its server disabled), or held (its contract changed after
+       review, on a server that holds changed tools; or it has a ``high`` finding, on a server that
+       holds flagged tools, until reviewed), or listed in the scope's disabled map is refused.
+    2. Mode ``allow``: it runs.
+    3. Mode ``ask``: it runs only when an always-allow entry matches its current fingerprint.
+    4. Mode ``auto``: it runs when any of these holds, all of them weighed and given: it is a host tool
+       with ``requireApproval`` false; an always-allow entry matches; an operator reviewed it as
+       read-only; its server trusts annotations that say read-only and not destructive.
+
     Pass an ``AllowIndex`` built once per scope when deciding for many tools; any other iterable of
-    entries is indexed on each call. The Decision returned is shared: it is immutable."""
+    entries is indexed on each call.
+    """
+    refusals = _refusals(tool, disabled)
+    if refusals:
+        return Decision(False, True, refusals)
+    if mode == PermissionMode.ALLOW:
+        return Decision(True, False, (R_ALLOW, R_RUNS))
     index = always_allow if isinstance(always_allow, AllowIndex) else AllowIndex(always_allow)
-    state = tool.review_state
-    not_available = not tool.available
-    held = not not_available and ((state is _CHANGED and tool.hold_changed_tools) or tool.held_flagged)
-    if not_available or held or disabled:
-        return _REFUSED[not_available, held, disabled]
-    if mode == "allow":
-        return _ALLOWED
-    prints = index._index.get((tool.server_type, tool.name))
-    entry = 0 if prints is None else 1 if tool.fingerprint in prints else 2
-    if mode == "ask":
-        return _ASK[entry]
-    if mode != "auto":
+    entry_matches, entry_reason = _entry_rule(tool, index)
+    if mode == PermissionMode.ASK:
+        return Decision(entry_matches, False, (R_ASK, entry_reason, R_RUNS if entry_matches else R_ASKS))
+    if mode != PermissionMode.AUTO:
         raise ValueError(f"{mode!r} is not one of ask, auto, allow")
-    review = 1 if tool.writable else 0 if state is _REVIEWED else _NOT_REVIEWED_CODE[state]
-    annotations = tool.annotations
+    host = tool.require_approval is False
+    review_holds, review_reason = _review_rule(tool)
+    annotations_hold, annotation_reason = _annotation_rule(tool)
+    runs = host or entry_matches or review_holds or annotations_hold
+    return Decision(runs, False, (R_AUTO, R_HOST if host else R_NOT_HOST, entry_reason, review_reason,
+                                  annotation_reason, R_RUNS if runs else R_ASKS))
+
+
+def _refusals(tool: ToolFacts, disabled: bool) -> tuple[str, ...]:
+    """Rule 1: why the tool may not run at all (empty when nothing refuses it). A tool that is not
+    available is not also called held."""
+    if not tool.available:
+        return (R_NOT_AVAILABLE, R_DISABLED) if disabled else (R_NOT_AVAILABLE,)
+    if tool.review_state is ReviewState.CHANGED and tool.hold_changed_tools:
+        return (R_HELD, R_DISABLED) if disabled else (R_HELD,)
+    if tool.held_flagged:
+        return (R_HELD_FLAGGED, R_DISABLED) if disabled else (R_HELD_FLAGGED,)
+    return (R_DISABLED,) if disabled else ()
+
+
+def _entry_rule(tool: ToolFacts, index: AllowIndex) -> tuple[bool, str]:
+    """Whether an always-allow entry matches the tool's server, name and current fingerprint."""
+    prints = index.fingerprints(tool.server_type, tool.name)
+    if prints is None:
+        return False, R_ENTRY_NONE
+    if tool.fingerprint in prints:
+        return True, R_ENTRY_MATCH
+    return False, R_ENTRY_STALE
+
+
+def _review_rule(tool: ToolFacts) -> tuple[bool, str]:
+    """Whether an operator reviewed the tool as read-only (:func:`reviewed_read_only`)."""
+    if tool.writable:
+        return False, R_WRITABLE
+    if tool.review_state is ReviewState.REVIEWED:
+        return True, R_READ_ONLY
+    return False, _NOT_REVIEWED[tool.review_state]
+
+
+def _annotation_rule(tool: ToolFacts) -> tuple[bool, str]:
+    """Whether a trusted server's annotations say read-only and not destructive (:func:`trusted_read_only`)."""
     if not tool.trust_annotations:
-        annotation = 1
-    elif annotations is None or annotations.get("readOnlyHint") is not True:
-        annotation = 2
-    elif annotations.get("destructiveHint") is not False:
-        annotation = 3
-    else:
-        annotation = 0
-    return _AUTO[tool.require_approval is False, entry, review, annotation]
+        return False, R_UNTRUSTED
+    annotations = tool.annotations
+    if annotations is None or annotations.get("readOnlyHint") is not True:
+        return False, R_UNANNOTATED
+    if annotations.get("destructiveHint") is not False:
+        return False, R_DESTRUCTIVE
+    return True, R_TRUSTED

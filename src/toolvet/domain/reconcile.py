@@ -91,7 +91,7 @@ def _raw_name(raw: Any) -> str | None:
     return None
 
 
-def _same_definition(raw: Any, digest: str, max_definition_bytes: int, float_free: bool) -> bool:
+def _same_definition(raw: Any, digest: str, max_definition_bytes: int) -> bool:
     """True when ``raw`` is the stored object and still within the size limit.
 
     The size comes free with the digest (one serialisation); checking it here means a lowered
@@ -99,7 +99,7 @@ def _same_definition(raw: Any, digest: str, max_definition_bytes: int, float_fre
     a definition over the limit then takes ``read_claim`` and is rejected (and so retired).
     """
     try:
-        same, size = definition_digest_and_size(raw, json_decoded=True, float_free=float_free)
+        same, size = definition_digest_and_size(raw)
     except ValueError:
         return False
     return same == digest and size <= max_definition_bytes
@@ -107,15 +107,14 @@ def _same_definition(raw: Any, digest: str, max_definition_bytes: int, float_fre
 
 def reconcile(
     stored: list[StoredTool], listing: list[Any], *, complete: bool, max_definition_bytes: int,
-    load_input_schemas: SchemaLoader | None = None, float_free: bool = False,
+    load_input_schemas: SchemaLoader | None = None,
 ) -> ChangeSet:
     """Compare a server's advertised listing (its tools as a JSON decoder made them) with its stored tools.
 
     ``complete`` is False for an incomplete pass; such a pass may add and update what it saw but
     retires nothing. (A failed pass is never reconciled at all.) ``load_input_schemas`` supplies the
     stored input schemas left ``UNLOADED``; it is called at most once, with the ids of the changed
-    tools that need one, and not at all when nothing changed. ``float_free``: the decoder saw no float
-    in the listing (``Listing.float_free``).
+    tools that need one, and not at all when nothing changed.
     """
     changes = ChangeSet()
     by_name = {tool.name: tool for tool in stored}
@@ -129,13 +128,13 @@ def reconcile(
             continue
         known = by_name.get(name) if name is not None else None
         if (known is not None and not known.retired
-                and _same_definition(raw, known.digest, max_definition_bytes, float_free)):
+                and _same_definition(raw, known.digest, max_definition_bytes)):
             # The exact object already stored and validated: nothing to check or write but last_seen_at.
             seen.add(known.name)
             changes.unchanged_ids.append(known.id)
             continue
         try:
-            claims.append(read_claim(raw, max_definition_bytes, json_decoded=True, float_free=float_free))
+            claims.append(read_claim(raw, max_definition_bytes))
         except DefinitionError as exc:
             changes.rejected.append(Rejection(index, name, str(exc)))
 

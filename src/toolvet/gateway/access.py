@@ -12,7 +12,6 @@ MCP handlers read it back (:func:`principal_of`).
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -22,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from toolvet.cache import MISSING, TtlCache
 from toolvet.errors import ToolvetError
 from toolvet.services import tokens
 from toolvet.services.auth import Principal, Role
@@ -30,7 +30,6 @@ from toolvet.services.context import Context
 PRINCIPAL_KEY: Final = "toolvet.principal"
 METADATA_PATH: Final = "/.well-known/oauth-protected-resource"
 MAX_BODY: Final = 4 * 1024 * 1024  # the SDK's own limit; a bigger body is refused before parsing
-TOKEN_CACHE_SECONDS: Final = 1.0
 
 ANONYMOUS: Final = Principal(actor="anonymous", role=Role.CONSUMER, user="anonymous", scope="default")
 
@@ -152,23 +151,19 @@ def _challenge(
 
 
 class TokenCache:
-    """Authenticated tokens for a second: a call then costs no database read for its token."""
+    """Authenticated tokens for :data:`toolvet.cache.READ_TTL`: a call then costs no database read for
+    its token."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self._hits: dict[str, tuple[float, Principal]] = {}
+        self._hits: TtlCache[str, Principal] = TtlCache()
 
     async def principal(self, token: str) -> Principal:
         """The token's principal; raises the service's Unauthorized for a bad or revoked token."""
-        now = time.monotonic()
-        hit = self._hits.get(token)
-        if hit is not None and hit[0] > now:
-            return hit[1]
+        if (hit := self._hits.get(token)) is not MISSING:
+            return hit
         principal = await anyio.to_thread.run_sync(tokens.authenticate, self.ctx, token)
-        if len(self._hits) > 10_000:
-            self._hits.clear()
-        self._hits[token] = (now + TOKEN_CACHE_SECONDS, principal)
-        return principal
+        return self._hits.put(token, principal)
 
 
 #: Looks up what a ``tools/call`` of a listed name needs (None: no such tool; the handler answers it).

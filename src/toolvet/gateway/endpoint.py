@@ -41,6 +41,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from toolvet import __version__
+from toolvet.cache import READ_TTL
 from toolvet.domain.names import HOST_SERVER
 from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError, UpstreamError
 from toolvet.gateway import outcomes
@@ -61,7 +62,9 @@ APPROVAL_INPUT: Final = "toolvet.approval"
 #: Marks a requestState that carries an upstream's own state (its server asked for input).
 UPSTREAM_STATE: Final = "toolvet.upstream:"
 CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
-POLL_SECONDS: Final = 1.0
+#: How often the change watcher re-reads the offered set, and how long a client may keep a listing:
+#: as long as the offered set is cached, so a poll never reads a set the cache would still serve.
+POLL_SECONDS: Final = READ_TTL
 RESOURCE_NOT_FOUND: Final = -32002
 LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
 INSTRUCTIONS: Final = (

@@ -13,7 +13,6 @@ client gets a tool whose ``outputSchema`` is not an object-rooted schema *withou
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -22,12 +21,12 @@ import anyio.to_thread
 import mcp.types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from toolvet.cache import MISSING, TtlCache
 from toolvet.gateway.access import Requirement, requirement
 from toolvet.services.calls import HOST_SERVER, CallService
 from toolvet.services.context import Context
 from toolvet.services.tools import offered_rows
 
-CACHE_SECONDS: Final = 1.0
 #: Fields of an advertised tool the gateway passes on (the SDK's models drop any other).
 WIRE_FIELDS: Final = ("title", "description", "inputSchema", "outputSchema", "annotations", "icons", "_meta")
 
@@ -186,31 +185,27 @@ def _signature(tools: Iterable[OfferedTool]) -> str:
 
 
 class OfferedCache:
-    """The offered set, re-read from the registry at most once per :data:`CACHE_SECONDS`."""
+    """The offered set, re-read from the registry at most once per :data:`toolvet.cache.READ_TTL`."""
 
     def __init__(self, ctx: Context, service_: CallService | None = None) -> None:
         self.ctx = ctx
         self.service = service_
-        self._current: tuple[float, Offered] | None = None
+        self._current: TtlCache[None, Offered] = TtlCache(max_size=1)  # one set, under the key None
         self._lock = anyio.Lock()
 
     def peek(self) -> Offered | None:
         """The last offered set read, however old (None before the first read); never waits."""
-        hit = self._current
-        return hit[1] if hit is not None else None
+        hit = self._current.peek(None)
+        return None if hit is MISSING else hit
 
     async def get(self, *, fresh: bool = False) -> Offered:
         """The offered set; ``fresh`` forces a read (the change watcher)."""
-        hit = self._current
-        if not fresh and hit is not None and hit[0] > time.monotonic():
-            return hit[1]
+        if not fresh and (hit := self._current.get(None)) is not MISSING:
+            return hit
         async with self._lock:
-            hit = self._current
-            if not fresh and hit is not None and hit[0] > time.monotonic():
-                return hit[1]
-            offered = await anyio.to_thread.run_sync(self._read)
-            self._current = (time.monotonic() + CACHE_SECONDS, offered)
-            return offered
+            if not fresh and (hit := self._current.get(None)) is not MISSING:
+                return hit
+            return self._current.put(None, await anyio.to_thread.run_sync(self._read))
 
     def _read(self) -> Offered:
         tools: list[OfferedTool] = []

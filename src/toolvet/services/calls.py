@@ -13,7 +13,6 @@ together share one transaction).
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ import httpx2
 from jsonschema import Draft202012Validator
 from sqlalchemy import select
 
+from toolvet.cache import MISSING, READ_TTL, TtlCache
 from toolvet.db.models import Server
 from toolvet.db.types import utcnow
 from toolvet.domain.names import HOST_SERVER as HOST_SERVER  # where the gateway has imported it from
@@ -50,9 +50,6 @@ log = logging.getLogger("toolvet.calls")
 
 #: What a call's user is answered when they decline it (asked by elicitation, in either era).
 USER_DECLINED = "the user declined this call"
-#: How long the gateway trusts what it read from the registry (tools, preferences). Changes made in
-#: this process clear the caches at once; changes made by another process show within this delay.
-CACHE_SECONDS = 1.0
 #: How many times one call answers an upstream's request for input before giving up.
 INPUT_ROUNDS = 8
 
@@ -96,9 +93,10 @@ class CallService:
     events: EventBus = field(default_factory=EventBus)
     host_tools: dict[str, HostTool] = field(default_factory=dict)
     pool: UpstreamPool | None = None
-    _tools: dict[tuple[str, str], tuple[float, _Snapshot | None]] = field(default_factory=dict)
+    # What the registry said, for READ_TTL (changes made in this process drop the entries at once).
+    _tools: TtlCache[tuple[str, str], _Snapshot | None] = field(default_factory=TtlCache)
     _policy: PolicyFactsCache = field(init=False)
-    _servers: dict[str, tuple[float, tuple[Target | None, dict[str, Any] | None]]] = field(default_factory=dict)
+    _servers: TtlCache[str, tuple[Target | None, dict[str, Any] | None]] = field(default_factory=TtlCache)
     _validators: dict[tuple[str, str], Draft202012Validator] = field(default_factory=dict)
     _waiters: dict[str, anyio.Event] = field(default_factory=dict)
     _audit: list[tuple[call_store.Record, anyio.Event]] = field(default_factory=list)
@@ -109,7 +107,7 @@ class CallService:
     _tg: Any = None
 
     def __post_init__(self) -> None:
-        self._policy = PolicyFactsCache(self.ctx, CACHE_SECONDS)
+        self._policy = PolicyFactsCache(self.ctx, READ_TTL)
 
     async def __aenter__(self) -> CallService:
         s = self.ctx.settings
@@ -150,13 +148,10 @@ class CallService:
     async def _snapshot(self, server: str, tool: str) -> _Snapshot | None:
         """What a call of the tool needs to know, cached; a miss reads the registry in a worker thread,
         never on the event loop that serves every MCP session."""
-        now = time.monotonic()
-        hit = self._tools.get((server, tool))
-        if hit is not None and hit[0] > now:
-            return hit[1]
+        if (hit := self._tools.get((server, tool))) is not MISSING:
+            return hit
         snap = await anyio.to_thread.run_sync(self._read_snapshot, server, tool)
-        self._tools[(server, tool)] = (now + CACHE_SECONDS, snap)
-        return snap
+        return self._tools.put((server, tool), snap)
 
     def _read_snapshot(self, server_name: str, tool_name: str) -> _Snapshot | None:
         if server_name == HOST_SERVER and tool_name not in self.host_tools:
@@ -182,13 +177,10 @@ class CallService:
         return None if target is None else (capabilities or {})
 
     async def _server_row(self, server: str) -> tuple[Target | None, dict[str, Any] | None]:
-        now = time.monotonic()
-        hit = self._servers.get(server)
-        if hit is not None and hit[0] > now:
-            return hit[1]
+        if (hit := self._servers.get(server)) is not MISSING:
+            return hit
         found = await anyio.to_thread.run_sync(self._read_server, server)
-        self._servers[server] = (now + CACHE_SECONDS, found)
-        return found
+        return self._servers.put(server, found)
 
     def _read_server(self, name: str) -> tuple[Target | None, dict[str, Any] | None]:
         with self.ctx.db.transaction() as session:

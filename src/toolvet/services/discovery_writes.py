@@ -303,7 +303,7 @@ def apply_listing(
             else:
                 changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
                                     max_definition_bytes=ctx.settings.max_definition_bytes,
-                                    load_input_schemas=partial(_input_schemas, conn), float_free=listing.float_free)
+                                    load_input_schemas=partial(_input_schemas, conn))
                 add_cross_server_findings(conn, server.id, server.name, changes)
                 write_changes(conn, server, changes, now)
                 counts = changes.counts()

@@ -27,7 +27,7 @@ from typing import Any, Final, Literal
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolvet.domain.fingerprint import definition_fingerprint
+from toolvet.domain.fingerprint import fingerprint
 from toolvet.services import discovery, review, servers, tools
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
@@ -313,6 +313,6 @@ def definitions() -> Mapping[str, HostDefinition]:
     for spec in SPECS:
         definition = spec.definition()
         out[spec.name] = HostDefinition(
-            definition, definition_fingerprint(definition), spec.require_approval, spec.handler
+            definition, fingerprint(definition), spec.require_approval, spec.handler
         )
     return MappingProxyType(out)

@@ -155,9 +155,6 @@ class HttpChannel:
         #: The JSON text of the last reply, as received (a JSON body, or the data of the SSE event that
         #: answered), or None when the last request got no parsed reply. Listing digests hash it.
         self.reply_text: bytes | None = None
-        #: Whether the last reply's JSON held a float (or NaN/Infinity). Decoding tells at no cost
-        #: (the hook runs only for floats), and a listing without any spares discovery a search for them.
-        self.reply_had_float = False
 
     def _headers(self, extra: Mapping[str, str]) -> dict[str, str]:
         merged = {**self.headers, **_BASE_HEADERS}
@@ -182,7 +179,6 @@ class HttpChannel:
         if version := headers.get("mcp-protocol-version"):
             self.last_version = version
         self.reply_text = None
-        self.reply_had_float = False
         try:
             async with self._post(message, headers) as response:
                 reply = await self._read_reply(method, message["id"], response, hooks)
@@ -240,7 +236,7 @@ class HttpChannel:
             body = await self._read_body(response)
             self._check_depth(body)
             try:
-                parsed = json.loads(body, parse_float=self._float, parse_constant=self._float)
+                parsed = json.loads(body)
             except ValueError as exc:
                 raise RpcError(PARSE_ERROR, f"response body is not JSON ({exc})", synthetic=True) from exc
             reply = _pick_reply(parsed)
@@ -326,7 +322,7 @@ class HttpChannel:
             return None  # priming event (resumability), keep-alive, or another event type
         self._check_depth(event.data.encode())
         try:
-            parsed = json.loads(event.data, parse_float=self._float, parse_constant=self._float)
+            parsed = json.loads(event.data)
         except ValueError as exc:
             raise RpcError(PARSE_ERROR, f"SSE event is not JSON ({exc})", synthetic=True) from exc
         if isinstance(parsed, dict) and isinstance(parsed.get("method"), str):
@@ -370,11 +366,6 @@ class HttpChannel:
         if json_depth_exceeds(text, self.max_depth):
             raise ChannelError(f"the answer nests JSON deeper than {self.max_depth} levels "
                                "(TOOLVET_MAX_JSON_DEPTH); refused unparsed")
-
-    def _float(self, text: str) -> float:
-        # json.loads's own conversion (float() of the token: NaN and the infinities included), noted.
-        self.reply_had_float = True
-        return float(text)
 
     async def notify(self, method: str, params: dict[str, Any] | None, headers: Mapping[str, str]) -> None:
         """POST one notification; the answer (202 normally) is drained and ignored, as the SDK does."""
