@@ -1,9 +1,7 @@
-"""Call records the database could not take at once wait in the journal, and a later process moves
-them in exactly once."""
+"""The call journal keeps a call's records before its answer, and moves them into the database once,
+however often the move is tried (a commit that died before its segment was deleted)."""
 
 from __future__ import annotations
-
-import sqlite3
 
 from cryptography.fernet import Fernet
 from sqlalchemy import func, select
@@ -15,7 +13,7 @@ from toolvet.services.context import Context
 from toolvet.settings import Settings
 
 
-def _records(call_id: str) -> tuple[list[dict], list[dict]]:
+def _record(call_id: str) -> tuple[dict, dict]:
     now = utcnow()
     row = {"id": call_id, "user": "alice", "scope": "default", "server_type": "demo", "tool_name": "t",
            "arguments": {"a": 1}, "fingerprint": "sha256:" + "0" * 64, "status": "done", "auto_allow": True,
@@ -23,7 +21,7 @@ def _records(call_id: str) -> tuple[list[dict], list[dict]]:
            "allow_always": False, "result": {"content": []}, "error": None}
     entry = {"at": now, "actor": "token:1", "action": "call.run", "object_type": "tool",
              "object_id": "tool:demo/t", "before": None, "after": {"call": call_id, "status": "done"}}
-    return [row], [entry]
+    return row, entry
 
 
 def _counts(ctx: Context) -> tuple[int, int]:
@@ -33,33 +31,27 @@ def _counts(ctx: Context) -> tuple[int, int]:
                 or 0)
 
 
-def test_records_a_locked_database_refuses_are_journalled_and_drained_exactly_once(tmp_path):
-    # SQLite's: its one write lock is what another process can hold (PostgreSQL takes these inserts).
-    settings = Settings(home=tmp_path, database_url=f"sqlite:///{tmp_path}/toolvet.sqlite3",
-                        secret_key=Fernet.generate_key().decode())
-    ctx = Context.open(settings)
+def test_journalled_records_survive_their_process_and_are_moved_in_exactly_once(tmp_path, database_url):
+    settings = Settings(home=tmp_path, database_url=database_url, secret_key=Fernet.generate_key().decode())
+    first = Context.open(settings)
     try:
-        journal = CallJournal(ctx)
-        rows, entries = _records("a" * 32)
-        holder = sqlite3.connect(settings.resolved_database_url().removeprefix("sqlite:///"), timeout=0,
-                                 isolation_level=None)
-        holder.execute("BEGIN IMMEDIATE")
-        try:
-            journal.write(rows, entries)
-        finally:
-            holder.execute("ROLLBACK")
-            holder.close()
-        assert journal.pending() and _counts(ctx) == (0, 0)
+        journal = CallJournal(first)
+        journal.append([_record("a" * 32), _record("b" * 32)])
         assert (journal.path.stat().st_mode & 0o777) == 0o600
+        segment = journal.seal()
+        assert segment is not None and not journal.path.exists()
+        journal.append([_record("c" * 32)])  # a call answered after the seal: a fresh journal
+        assert _counts(first) == (0, 0)
+        copy = tmp_path / "calls.journal.1.sealed"  # the same segment, as if its delete had not happened
+        copy.write_bytes(segment.read_bytes())
+        journal.close()
     finally:
-        ctx.close()
-    later = Context.open(settings)  # another process, after the first died with the journal unread
+        first.close()
+    later = Context.open(settings)  # the next process, after the first died with all of it unmoved
     try:
         again = CallJournal(later)
-        # A drain that committed but died before emptying the journal: the next one adds nothing twice.
-        again.append([(rows[0], None), (None, entries[0])])
-        assert again.drain() == 4  # the row and the entry journalled, and the same two again
-        assert again.drain() == 0 and not again.pending()
-        assert _counts(later) == (1, 1)
+        assert again.recover() == 5  # two segments of two records each, and the journal of one
+        assert again.recover() == 0 and again.leftovers() == [] and not again.path.exists()
+        assert _counts(later) == (3, 3)
     finally:
         later.close()

@@ -84,6 +84,14 @@ def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:
     return isinstance(capabilities, dict) and capabilities.get("elicitation") is not None
 
 
+def _can_answer_questions(ctx: ServerRequestContext[Any]) -> bool:
+    """Whether a 2026-07-28 request's client declared elicitation or sampling (in its ``_meta``)."""
+    meta = (ctx.params or {}).get("_meta")
+    capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
+    return isinstance(capabilities, dict) and (capabilities.get("elicitation") is not None
+                                               or capabilities.get("sampling") is not None)
+
+
 def _request_meta(ctx: ServerRequestContext[Any], log_level: str | None) -> dict[str, Any]:
     """What of the client's ``_meta`` goes upstream with its request (toolvet stamps its own protocol
     fields): the progress token, so the upstream's progress comes back to this client, and the level of
@@ -370,9 +378,10 @@ class Endpoint:
         elicit = None if modern else self._elicitation(ctx)
         submit = partial(self.service.submit, principal, data, wait=0 if asks else self.ctx.settings.approval_wait,
                          elicit=elicit, meta=_request_meta(ctx, self._level(ctx)), resume=resume)
-        if modern:
+        if modern and _can_answer_questions(ctx):
             # A 2026-07-28 client cannot be asked mid-call: the call runs in a task of this endpoint's,
             # and a question its upstream asks becomes an InputRequiredResult (gateway.conversation).
+            # Only for a client that declared it answers such questions: any other is refused them.
             conversation = Conversation()
             relay = Relay(ctx, self._level(ctx), conversation=conversation)
             self._conversations[conversation.id] = conversation

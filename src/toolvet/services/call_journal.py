@@ -1,11 +1,13 @@
-"""Call records that could not be committed at once, kept in a journal file until they can.
+"""The call journal: a call's row and audit entry are written here before its answer is sent.
 
-A call's row and audit entry are committed before its answer is sent (``services.calls``). When the
-database cannot take them within :data:`LOCK_WAIT` (another process holds SQLite's write lock, a
-failover is under way), they are appended to ``HOME/calls.journal`` instead, one JSON line per
-record, before the answer: a process killed after answering leaves them in the kernel's page cache,
-and they reach the database on the next drain (the call service retries every second, and drains the
-journal when it starts). Replaying is idempotent: a call row already there is kept, an audit entry
+Nothing answered is lost, and an answer does not wait for the database. Before a call is answered its
+records are appended to ``HOME/calls.journal`` (one JSON line each, one ``write`` to the file, which the
+kernel keeps however the process dies: the same durability as SQLite's WAL at ``synchronous=NORMAL``).
+The call service's writer then moves them into the database in batches, a fraction of a second
+later: it seals the journal (renames it to a segment of its own; new records go to a fresh file),
+commits the batch, and deletes the segment. A segment whose commit failed (a locked or unreachable
+database) stays, and is moved in later; a process that starts moves in every segment and journal an
+earlier one left. Moving records in is idempotent: a call row already there is kept, an audit entry
 already there (same time, action, object and call) is not added twice.
 """
 
@@ -14,27 +16,25 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from sqlalchemy import and_, insert, select, text
+from sqlalchemy import and_, insert, select
 
 from toolvet.db.models import AuditEntry, PendingCall
 from toolvet.services import audit
 from toolvet.services.context import Context
 
-__all__ = ["LOCK_WAIT", "CallJournal"]
+__all__ = ["CallJournal", "bounded_entries"]
 
 log = logging.getLogger("toolvet.calls")
 
-#: How long a commit of call records waits for SQLite's write lock before they go to the journal.
-LOCK_WAIT: Final = 0.2
 _DATETIME: Final = "$datetime"
-_lock = threading.Lock()  # one writer of the journal file per process
+_SEGMENT: Final = "calls.journal.*.sealed"
 
-Record = tuple[dict[str, Any] | None, dict[str, Any]]
+Record = tuple[dict[str, Any] | None, dict[str, Any] | None]
 
 
 def _encode(value: Any) -> Any:
@@ -54,70 +54,69 @@ def _decode(value: Any) -> Any:
 
 
 class CallJournal:
-    """The journal of one toolvet home (see the module docstring)."""
+    """The journal of one toolvet home (see the module docstring). Appends and seals happen on the
+    event loop (each one system call); moving segments in happens in a worker thread."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.path = Path(ctx.settings.home) / "calls.journal"
+        self.home = Path(ctx.settings.home)
+        self.path = self.home / "calls.journal"
+        self._fd: int | None = None
 
-    def write(self, rows: list[dict[str, Any]], entries: list[dict[str, Any]]) -> None:
-        """Commit rows and entries, waiting at most :data:`LOCK_WAIT` for the lock; journal them if not."""
+    def append(self, records: list[Record]) -> None:
+        """Write records to the journal (raises OSError when it cannot: the caller commits instead)."""
+        text = "".join(json.dumps({"row": _encode(row), "entry": _encode(entry)}) + "\n" for row, entry in records)
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.write(self._fd, text.encode())
+
+    def seal(self) -> Path | None:
+        """Close the journal as a segment of its own (None when it holds nothing); new records start a
+        fresh journal."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        try:
+            if self.path.stat().st_size == 0:
+                return None
+        except FileNotFoundError:
+            return None
+        segment = self.home / f"calls.journal.{time.time_ns()}.sealed"
+        os.replace(self.path, segment)
+        return segment
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def leftovers(self) -> list[Path]:
+        """Segments not moved in yet, oldest first."""
+        return sorted(self.home.glob(_SEGMENT))
+
+    def move_in(self, segment: Path) -> int:
+        """Move one segment's records into the database (idempotently) and delete it; how many were
+        moved. A failure leaves the segment for the next try."""
+        records = [json.loads(line) for line in segment.read_text().splitlines() if line.strip()]
         try:
             with self.ctx.db.engine.begin() as conn:
-                if conn.dialect.name == "sqlite":
-                    conn.execute(text(f"PRAGMA busy_timeout = {int(LOCK_WAIT * 1000)}"))
-                try:
-                    if rows:
-                        conn.execute(insert(PendingCall), rows)
-                    conn.execute(insert(AuditEntry), entries)
-                finally:
-                    if conn.dialect.name == "sqlite":
-                        conn.execute(text("PRAGMA busy_timeout = 30000"))
+                for record in records:
+                    row, entry = _decode(record["row"]), _decode(record["entry"])
+                    if row is not None and conn.scalar(select(PendingCall.id).where(
+                            PendingCall.id == row["id"])) is None:
+                        conn.execute(insert(PendingCall), [row])
+                    if entry is not None and not _entry_exists(conn, entry):
+                        conn.execute(insert(AuditEntry), [entry])
         except Exception as exc:
-            log.warning("call records journalled (the database did not take them: %s)", str(exc).splitlines()[0])
-            self.append([(row, None) for row in rows] + [(None, entry) for entry in entries])
+            log.warning("journalled call records still wait (%s)", str(exc).splitlines()[0])
+            return 0
+        segment.unlink(missing_ok=True)
+        return len(records)
 
-    def append(self, records: list[tuple[dict[str, Any] | None, dict[str, Any] | None]]) -> None:
-        lines = "".join(json.dumps({"row": _encode(row), "entry": _encode(entry)}) + "\n" for row, entry in records)
-        with _lock:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, lines.encode())
-            finally:
-                os.close(fd)
-
-    def pending(self) -> bool:
-        """Whether records wait in the journal."""
-        try:
-            return self.path.stat().st_size > 0
-        except FileNotFoundError:
-            return False
-
-    def drain(self) -> int:
-        """Move journalled records into the database (idempotently); how many were moved. A failure
-        leaves the journal as it was, for the next drain."""
-        with _lock:
-            try:
-                lines = self.path.read_text().splitlines()
-            except FileNotFoundError:
-                return 0
-            records = [json.loads(line) for line in lines if line.strip()]
-            if not records:
-                return 0
-            try:
-                with self.ctx.db.engine.begin() as conn:
-                    for record in records:
-                        row, entry = _decode(record["row"]), _decode(record["entry"])
-                        if row is not None and conn.scalar(select(PendingCall.id).where(
-                                PendingCall.id == row["id"])) is None:
-                            conn.execute(insert(PendingCall), [row])
-                        if entry is not None and not _entry_exists(conn, entry):
-                            conn.execute(insert(AuditEntry), [entry])
-            except Exception as exc:
-                log.warning("journalled call records still wait (%s)", str(exc).splitlines()[0])
-                return 0
-            os.truncate(self.path, 0)
-            return len(records)
+    def recover(self) -> int:
+        """At start: move in what an earlier process left (its journal and its segments)."""
+        self.seal()
+        return sum(self.move_in(segment) for segment in self.leftovers())
 
 
 def _entry_exists(conn: Any, entry: dict[str, Any]) -> bool:

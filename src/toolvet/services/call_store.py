@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 
-from toolvet.db.models import PendingCall
+from toolvet.db.models import AuditEntry, PendingCall
 from toolvet.db.types import utcnow
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound
 from toolvet.schemas.calls import CallOut, CallStatus
@@ -19,7 +19,7 @@ from toolvet.schemas.common import Page
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.bounds import bounded_result, bounded_value, json_size
-from toolvet.services.call_journal import CallJournal, bounded_entries
+from toolvet.services.call_journal import bounded_entries
 from toolvet.services.context import Context
 
 log = logging.getLogger("toolvet.calls")
@@ -106,15 +106,23 @@ def record(principal: Principal, call: CallOut, action: str, *, store: bool) -> 
     return (row_of(call) if store else None, entry)
 
 
-def write_records(ctx: Context, journal: CallJournal, batch: list[Record]) -> None:
-    """Commit queued records in one transaction, or journal them when the database cannot take them
-    at once (``services.call_journal``): either way they are kept before the calls are answered."""
+def stored_record(ctx: Context, principal: Principal, call: CallOut, action: str, *, store: bool) -> Record:
+    """:func:`record`, bounded as it is stored (arguments, results and the audit entry within limits)."""
+    row, entry = record(principal, call, action, store=store)
+    return (bounded_row(ctx, row) if row is not None else None, bounded_entries([entry])[0])
+
+
+def write_records(ctx: Context, batch: list[Record]) -> None:
+    """Commit stored records in one transaction (raises when the database does not take them)."""
     if not batch:
         return
     # Core, not a Session: these inserts need no unit of work, and the write shares the GIL with the
     # calls it records.
-    rows = [bounded_row(ctx, row) for row, _ in batch if row is not None]
-    journal.write(rows, bounded_entries([entry for _, entry in batch]))
+    with ctx.db.engine.begin() as conn:
+        rows = [row for row, _ in batch if row is not None]
+        if rows:
+            conn.execute(insert(PendingCall), rows)
+        conn.execute(insert(AuditEntry), [entry for _, entry in batch])
 
 
 def get(ctx: Context, principal: Principal, call_id: str) -> CallOut:

@@ -13,6 +13,7 @@ together share one transaction).
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ log = logging.getLogger("toolvet.calls")
 
 #: What a call's user is answered when they decline it (asked by elicitation, in either era).
 USER_DECLINED = "the user declined this call"
+#: How often the writer moves journalled call records into the database.
+WRITE_SECONDS = 0.25
 #: How many times one call answers an upstream's request for input before giving up.
 INPUT_ROUNDS = 8
 
@@ -99,8 +102,7 @@ class CallService:
     _servers: TtlCache[str, tuple[Target | None, dict[str, Any] | None]] = field(default_factory=TtlCache)
     _validators: dict[tuple[str, str], Draft202012Validator] = field(default_factory=dict)
     _waiters: dict[str, anyio.Event] = field(default_factory=dict)
-    _audit: list[tuple[call_store.Record, anyio.Event]] = field(default_factory=list)
-    _queued: anyio.Event = field(default_factory=anyio.Event)
+    _audit: list[call_store.Record] = field(default_factory=list)
     _http: httpx2.AsyncClient | None = None
     _pool_run: Any = None
     _journal: CallJournal = field(init=False)
@@ -117,8 +119,8 @@ class CallService:
                                  per_server=s.upstream_concurrency, capabilities=dict(RELAYED_CAPABILITIES),
                                  max_event_bytes=s.max_event_bytes, max_depth=s.max_json_depth, guard=guard)
         self._journal = CallJournal(self.ctx)
-        # Records journalled by an earlier process (the database was busy, then it was killed).
-        await anyio.to_thread.run_sync(self._journal.drain)
+        # What an earlier process journalled and did not move in (it was killed, or the database was away).
+        await anyio.to_thread.run_sync(self._journal.recover)
         self._pool_run = self.pool.run()
         await self._pool_run.__aenter__()
         self._tg = anyio.create_task_group()
@@ -131,6 +133,7 @@ class CallService:
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
         await self._flush()
+        self._journal.close()
         if self._pool_run is not None:
             await self._pool_run.__aexit__(None, None, None)
         if self._http is not None:
@@ -427,34 +430,47 @@ class CallService:
         self._policy.forget(call.scope)
 
     async def _record(self, principal: Principal, call: CallOut, action: str, *, store: bool) -> None:
-        """Commit the call's audit entry (and its row, with ``store``) before the caller answers.
-
-        Nothing answered is lost: the caller waits for the commit. Calls that finish together share one
-        transaction (a group commit): the writer takes everything queued while the last commit ran.
-        """
-        done = anyio.Event()
-        self._audit.append((call_store.record(principal, call, action, store=store), done))
-        self._queued.set()
-        with anyio.CancelScope(shield=True):  # a caller that gives up now still leaves its record
-            await done.wait()
+        """Keep the call's audit entry (and its row, with ``store``) before the caller answers: written
+        to the call journal at once (``services.call_journal``), moved into the database by the writer
+        a fraction of a second later. Where the journal cannot be written, the records are committed to
+        the database before the answer instead."""
+        record = call_store.stored_record(self.ctx, principal, call, action, store=store)
+        try:
+            self._journal.append([record])
+        except OSError as exc:
+            log.warning("call journal not written (%s): committing the call's records first", exc)
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(call_store.write_records, self.ctx, [record])
+            return
+        self._audit.append(record)
 
     async def _write_loop(self) -> None:
+        moved_in = time.monotonic()
         while True:
-            with anyio.move_on_after(1.0):
-                await self._queued.wait()
-            self._queued = anyio.Event()
+            await anyio.sleep(WRITE_SECONDS)
             with anyio.CancelScope(shield=True):
                 await self._flush()
-                if self._journal.pending():  # records the database could not take at once: again
-                    await anyio.to_thread.run_sync(self._journal.drain)
+                if time.monotonic() - moved_in > 5.0 and self._journal.leftovers():
+                    # Segments whose commit failed (the database was busy or away): again.
+                    moved_in = time.monotonic()
+                    for segment in self._journal.leftovers():
+                        await anyio.to_thread.run_sync(self._journal.move_in, segment)
 
     async def _flush(self) -> None:
+        """Move the journalled records into the database: the journal sealed on the loop (so records
+        of calls answered meanwhile start a fresh one), the batch committed in a worker thread, the
+        segment deleted once the batch is in."""
         batch, self._audit = self._audit, []
-        if batch:
-            await anyio.to_thread.run_sync(call_store.write_records, self.ctx, self._journal,
-                                           [record for record, _ in batch])
-        for _, done in batch:  # on the event loop: anyio events are not thread-safe
-            done.set()
+        if not batch:
+            return
+        segment = self._journal.seal()
+        try:
+            await anyio.to_thread.run_sync(call_store.write_records, self.ctx, batch)
+        except Exception as exc:
+            log.warning("call records wait in the journal (%s)", str(exc).splitlines()[0])
+            return
+        if segment is not None:
+            segment.unlink(missing_ok=True)
 
     # ---------------------------------------------------------------- reading calls
 

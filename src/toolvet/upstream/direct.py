@@ -18,6 +18,7 @@ settings (``httpx2.create_ssl_context``), same exceptions: httpcore2's are turne
 
 from __future__ import annotations
 
+import select
 import ssl
 import urllib.request
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
@@ -48,6 +49,10 @@ class CoalescingStream(httpcore2.AsyncNetworkStream):
 
     def __init__(self, inner: httpcore2.AsyncNetworkStream) -> None:
         self.inner = inner
+        # Looked up once: the pool asks every idle connection "is_readable" (did the server close it?)
+        # at each request, and the stream's own answer builds anyio's whole attribute map each time.
+        sock = inner.get_extra_info("socket")
+        self.socket = sock if callable(getattr(sock, "fileno", None)) else None
         self.pending: list[bytes] = []
         self.size = 0
         self.writes = 0  # socket writes issued (tests)
@@ -85,6 +90,11 @@ class CoalescingStream(httpcore2.AsyncNetworkStream):
         return CoalescingStream(await self.inner.start_tls(ssl_context, server_hostname, timeout))
 
     def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable" and self.socket is not None:
+            try:  # readable while idle: the server closed it (or sent what it should not have)
+                return bool(select.select([self.socket], [], [], 0)[0])
+            except (OSError, ValueError):
+                return True
         return self.inner.get_extra_info(info)
 
 
