@@ -31,6 +31,8 @@ MAX_CROSS_FINDINGS: Final = 5
 MAX_NAMES: Final = 2000
 _CROSS_CODES: Final = frozenset({"tool-duplicate", "tool-shadowing"})
 _NAME_LIKE: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+\b")
+#: What every name-like word holds: a text without it (most prose) needs no search for names.
+_JOINED: Final = re.compile(r"[_.-][A-Za-z0-9]")
 
 _SELECT_CANDIDATES = (
     select(Tool.id, Tool.name, Tool.title, Tool.description, Server.name.label("server"))
@@ -44,7 +46,8 @@ _UPDATE_FINDINGS = update(Tool).where(Tool.id == bindparam("p_id")).values(findi
 
 
 def _mentioned(upsert: Upsert) -> set[str]:
-    return {n for text in (upsert.claim.title, upsert.claim.description) if text for n in _NAME_LIKE.findall(text)}
+    return {n for text in (upsert.claim.title, upsert.claim.description) if text and _JOINED.search(text)
+            for n in _NAME_LIKE.findall(text)}
 
 
 def _names(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:

@@ -84,30 +84,41 @@ def _mention(strings: list[Text], other: OtherTool) -> dict[str, Any] | None:
     return None
 
 
-def cross_server_findings(server: str, definition: dict[str, Any], others: Iterable[OtherTool]) -> list[dict[str, Any]]:
-    """Findings ``definition`` (a tool of ``server``) earns against other servers' tools: ``tool-shadowing``
-    when its text steers the model about one of them by name, ``tool-duplicate`` when it nearly copies one's
-    name and description. Tools of the same server are skipped (a tool may refer to its siblings)."""
-    others = [o for o in others if o.server != server]
-    if not others:
-        return []
-    found: list[dict[str, Any]] = []
+def _prose(definition: dict[str, Any]) -> list[Text]:
     # The prose a model reads first; schema strings are left to the static rules (walking every schema per
     # comparison would cost more than the comparisons).
     strings = [Text(key, value) for key in ("title", "description") if isinstance(value := definition.get(key), str)]
     annotations = definition.get("annotations")
     if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
         strings.append(Text("annotations.title", annotations["title"]))
-    prose = " ".join(t.value for t in strings)
+    return strings
+
+
+def cross_server_findings(server: str, definition: dict[str, Any], others: Iterable[OtherTool]) -> list[dict[str, Any]]:
+    """Findings ``definition`` (a tool of ``server``) earns against other servers' tools: ``tool-shadowing``
+    when its text steers the model about one of them by name, ``tool-duplicate`` when it nearly copies one's
+    name and description. Tools of the same server are skipped (a tool may refer to its siblings)."""
+    found: list[dict[str, Any]] = []
     name = definition.get("name")
+    # Read once, and only when another server's tool is there to compare with: a pass compares most of
+    # its tools with one or two others, and most of those comparisons end at the name.
+    strings: list[Text] | None = None
     mine: str | None = None
     for other in others:
-        hit = _mention(strings, other) if other.name in prose else None
-        if hit is not None:
-            found.append(hit)
+        if other.server == server:
+            continue
+        if strings is None:
+            strings = _prose(definition)
+        # A mention is of a name inside one string (``_mention`` reads them one by one).
+        if any(other.name in text.value for text in strings):
+            hit = _mention(strings, other)
+            if hit is not None:
+                found.append(hit)
         if not isinstance(name, str):
             continue
-        if not _fuzz().ratio(_skeleton(name), _skeleton(other.name), score_cutoff=NAME_SIMILARITY):
+        # The same name has the same skeleton, which scores 100: only another name needs the fuzzy ratio.
+        if name != other.name and not _fuzz().ratio(_skeleton(name), _skeleton(other.name),
+                                                      score_cutoff=NAME_SIMILARITY):
             continue
         if mine is None:
             mine = _about(definition.get("title"), definition.get("description"))
