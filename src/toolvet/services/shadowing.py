@@ -65,14 +65,15 @@ def add_cross_server_findings(conn: Connection, server_id: int, server_name: str
         return
     by_name: dict[str, list[OtherTool]] = {}
     by_key: dict[tuple[str, str], int] = {}
-    for r in rows:
-        named = by_name.setdefault(r.name, [])
+    for tool_id, name, title, description, server in rows:
+        named = by_name.setdefault(name, [])
         if len(named) < PER_NAME:
-            named.append(OtherTool(r.server, r.name, r.description, r.title))
-            by_key[(r.server, r.name)] = r.id
+            named.append(OtherTool(server, name, description, title))
+            by_key[(server, name)] = tool_id
     copied: dict[int, list[dict[str, Any]]] = {}
     for upsert, names in upserts:
-        others = [o for name in sorted(names) for o in by_name.get(name, ())]
+        others = (by_name.get(upsert.claim.name, []) if len(names) == 1
+                  else [o for name in sorted(names) for o in by_name.get(name, ())])
         if not others:
             continue
         found = cross_server_findings(server_name, upsert.claim.definition, others)

@@ -20,7 +20,7 @@ from typing import Any, Final
 from toolvet.domain.findings.context import sentence_end, sentence_start
 from toolvet.domain.findings.finding import finding
 from toolvet.domain.findings.strings import Text
-from toolvet.domain.findings.text import normalise
+from toolvet.domain.findings.text import folded
 
 NAME_SIMILARITY: Final = 85.0
 #: A copy meant to pass for the original keeps its words (the corpus's copies score 96-100); two tools that
@@ -55,12 +55,12 @@ def _fuzz() -> Any:
 
 @lru_cache(maxsize=16384)
 def _skeleton(name: str) -> str:
-    return normalise(name, key=True).folded.replace(" ", "_")
+    return folded(name, key=True).replace(" ", "_")
 
 
 @lru_cache(maxsize=16384)
 def _about(title: str | None, description: str | None) -> str:
-    return normalise(" ".join(v for v in (title, description) if isinstance(v, str))).folded
+    return folded(" ".join(v for v in (title, description) if isinstance(v, str)))
 
 
 def _mention(strings: list[Text], other: OtherTool) -> dict[str, Any] | None:
