@@ -19,7 +19,6 @@ from typing import Any, Final
 
 from toolvet.domain.findings.context import sentence_end, sentence_start
 from toolvet.domain.findings.finding import finding
-from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import folded
 
 NAME_SIMILARITY: Final = 85.0
@@ -63,11 +62,10 @@ def _about(title: str | None, description: str | None) -> str:
     return folded(" ".join(v for v in (title, description) if isinstance(v, str)))
 
 
-def _mention(strings: list[Text], other: OtherTool) -> dict[str, Any] | None:
+def _mention(strings: list[tuple[str, str]], other: OtherTool) -> dict[str, Any] | None:
     name = other.name
     quoted_forms = (f"`{name}`", f"'{name}'", f'"{name}"')
-    for text in strings:
-        value = text.value
+    for path, value in strings:
         if name not in value:
             continue
         for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", value):
@@ -78,19 +76,19 @@ def _mention(strings: list[Text], other: OtherTool) -> dict[str, Any] | None:
             lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
             if _STEER.search(folded, lo, hi):
                 return finding("tool-shadowing", "high",
-                               f"instructs the model about {other.name!r} of server {other.server!r}", text.path,
+                               f"instructs the model about {other.name!r} of server {other.server!r}", path,
                                span=(m.start(), m.end()), evidence=value[lo:hi][:160], other_server=other.server,
                                other_tool=other.name)
     return None
 
 
-def _prose(definition: dict[str, Any]) -> list[Text]:
-    # The prose a model reads first; schema strings are left to the static rules (walking every schema per
-    # comparison would cost more than the comparisons).
-    strings = [Text(key, value) for key in ("title", "description") if isinstance(value := definition.get(key), str)]
+def _prose(definition: dict[str, Any]) -> list[tuple[str, str]]:
+    # The prose a model reads first, as (path, text); schema strings are left to the static rules (walking
+    # every schema per comparison would cost more than the comparisons).
+    strings = [(key, value) for key in ("title", "description") if isinstance(value := definition.get(key), str)]
     annotations = definition.get("annotations")
-    if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
-        strings.append(Text("annotations.title", annotations["title"]))
+    if isinstance(annotations, dict) and isinstance(title := annotations.get("title"), str):
+        strings.append(("annotations.title", title))
     return strings
 
 
@@ -102,7 +100,7 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     name = definition.get("name")
     # Read once, and only when another server's tool is there to compare with: a pass compares most of
     # its tools with one or two others, and most of those comparisons end at the name.
-    strings: list[Text] | None = None
+    strings: list[tuple[str, str]] | None = None
     mine: str | None = None
     for other in others:
         if other.server == server:
@@ -110,7 +108,7 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
         if strings is None:
             strings = _prose(definition)
         # A mention is of a name inside one string (``_mention`` reads them one by one).
-        if any(other.name in text.value for text in strings):
+        if any(other.name in value for _, value in strings):
             hit = _mention(strings, other)
             if hit is not None:
                 found.append(hit)
