@@ -98,17 +98,19 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     name and description. Tools of the same server are skipped (a tool may refer to its siblings)."""
     found: list[dict[str, Any]] = []
     name = definition.get("name")
-    # Read once, and only when another server's tool is there to compare with: a pass compares most of
-    # its tools with one or two others, and most of those comparisons end at the name.
+    # Read once, and only when another server's tool is there to compare with (most of a pass's tools
+    # have none, or one or two of the same name).
     strings: list[tuple[str, str]] | None = None
+    prose = ""
     mine: str | None = None
     for other in others:
         if other.server == server:
             continue
         if strings is None:
             strings = _prose(definition)
-        # A mention is of a name inside one string (``_mention`` reads them one by one).
-        if any(other.name in value for _, value in strings):
+            prose = "\n".join(value for _, value in strings)
+        # A name found only across two joined strings is in neither, and ``_mention`` reads them one by one.
+        if other.name in prose:
             hit = _mention(strings, other)
             if hit is not None:
                 found.append(hit)
