@@ -11,17 +11,27 @@ In one run, on the labelled corpus (``tests/corpus/``, a tool flagged when it ha
    tool. Two sets of tools: the corpus (nearly every tool takes the per-string checks) and the discovery
    benchmark's farm tools with their JSON text (clean tools, the screen's case, what a pass mostly sees).
 
+3. with ``--writes N``, what the findings cost discovery's write side: the farm's first N servers'
+   listings (50 tools each) written by ``apply_listing`` into a fresh SQLite file, once with the findings
+   and once with them off (``static_findings`` and the cross-server call replaced by nothing) as the
+   baseline, alternated ``--repeat`` times in this process; CPU seconds of each run and the ratio of
+   the medians. On the farm every tool name is shared by about N/4 servers and about 37 % of the tools
+   nearly copy another server's, so the cross-server check has work on almost every tool.
+
 It exits 0 whatever the figures; the gate on recall and false-positive rate is a test
 (``tests/domain/test_findings_corpus.py``).
 
-Run: ``python bench/findings.py [--repeat 5] [--farm 2000] [--json]``.
+Run: ``python bench/findings.py [--repeat 5] [--farm 2000] [--writes 200] [--json]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import statistics
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -87,6 +97,62 @@ def speed(entries: list[Entry], farm: int, repeat: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _write_once(servers: int, *, findings: bool) -> float:
+    """CPU seconds of writing the first ``servers`` farm listings into a fresh registry."""
+    from datetime import UTC, datetime
+
+    from cryptography.fernet import Fernet
+    from sqlalchemy import select
+
+    from toolvet.db.models import Server
+    from toolvet.domain import reconcile
+    from toolvet.domain.listing import Listing
+    from toolvet.services import discovery_writes
+    from toolvet.services import servers as server_service
+    from toolvet.services.auth import Principal, Role
+    from toolvet.services.context import Context
+    from toolvet.settings import Settings
+
+    admin = Principal(actor="bench:admin", role=Role.ADMIN)
+    listings = []
+    for index in range(servers):
+        tools = [tool_definition(index, j) for j in range(50)]
+        digest = hashlib.sha256(compact(tools).encode()).hexdigest()
+        listings.append(Listing("ok", tools, None, "2026-07-28", {"name": f"farm-{index}", "version": "1.0.0"},
+                                {"tools": {}}, None, 1, digest, True))
+    saved = reconcile.static_findings, discovery_writes.add_cross_server_findings
+    with tempfile.TemporaryDirectory(prefix="toolvet-bench-") as tmp:
+        ctx = Context.open(Settings(home=Path(tmp), secret_key=Fernet.generate_key().decode()))
+        try:
+            for index in range(servers):
+                server_service.create_server(ctx, admin, {"name": f"farm-{index:05d}", "transport": "streamable-http",
+                                                          "url": f"http://127.0.0.1:9/s/{index}/mcp"})
+            with ctx.db.engine.begin() as conn:
+                ids = conn.execute(select(Server.id, Server.name).order_by(Server.id)).all()
+            if not findings:
+                reconcile.static_findings = lambda definition, text=None: []  # type: ignore[assignment]
+                discovery_writes.add_cross_server_findings = lambda *args: None  # type: ignore[assignment]
+            start = time.process_time()
+            for (server_id, name), listing in zip(ids, listings, strict=True):
+                discovery_writes.apply_listing(ctx, server_id, name, listing, datetime.now(UTC), "bench")
+            return time.process_time() - start
+        finally:
+            reconcile.static_findings, discovery_writes.add_cross_server_findings = saved
+            ctx.close()
+
+
+def write_cost(servers: int, repeat: int) -> dict[str, Any]:
+    _write_once(2, findings=True)  # first use loads the confusables data and rapidfuzz, as a writer does once
+    off: list[float] = []
+    on: list[float] = []
+    for _ in range(repeat):
+        off.append(_write_once(servers, findings=False))
+        on.append(_write_once(servers, findings=True))
+    return {"servers": servers, "tools": servers * 50, "off_cpu_s": [round(x, 3) for x in off],
+            "on_cpu_s": [round(x, 3) for x in on],
+            "ratio": round(statistics.median(on) / statistics.median(off), 2)}
+
+
 def render(report: dict[str, Any]) -> str:
     q = report["quality"]
     lines = ["toolvet findings benchmark: corpus tests/corpus/ (flagged = a warning or high finding)", "",
@@ -108,6 +174,13 @@ def render(report: dict[str, Any]) -> str:
     for r in report["speed"]:
         lines.append(f"{r['tools']:24} {r['n']:>6} {r['checks_tools_per_s']:>15,} {r['json_tools_per_s']:>19,} "
                      f"{r['checks_over_json']:>11.2f}x {r['checks_us_per_tool']:>8}")
+    writes = report.get("writes")
+    if writes:
+        lines += ["", f"discovery writes, {writes['servers']} farm servers ({writes['tools']:,} new tools), "
+                      "CPU seconds per run, alternated:",
+                  f"  findings off  {' '.join(f'{x:.3f}' for x in writes['off_cpu_s'])}",
+                  f"  findings on   {' '.join(f'{x:.3f}' for x in writes['on_cpu_s'])}",
+                  f"  on / off      {writes['ratio']:.2f}x (medians)"]
     return "\n".join(lines)
 
 
@@ -115,10 +188,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=5, help="timed repeats (the best counts)")
     parser.add_argument("--farm", type=int, default=2000, help="farm tools timed")
+    parser.add_argument("--writes", type=int, default=0,
+                        help="farm servers written with and without the findings (0: skip)")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
     entries = load()
-    report = {"quality": quality(entries), "speed": speed(entries, args.farm, args.repeat)}
+    report: dict[str, Any] = {"quality": quality(entries), "speed": speed(entries, args.farm, args.repeat)}
+    if args.writes > 0:
+        report["writes"] = write_cost(args.writes, args.repeat)
     print(json.dumps(report, indent=2) if args.as_json else render(report))
 
 

@@ -180,3 +180,15 @@ def test_a_verb_first_tool_name_is_no_sink():
     definition = {"name": "post_webhook", "description": "Sends an HTTP POST to the webhook URL you provide.",
                   "inputSchema": {"type": "object", "properties": {"send_copy_to_url": {"type": "string"}}}}
     assert static_findings(definition) == []
+
+
+def test_folding_without_the_character_walk_reads_as_the_walk_does():
+    from tests.corpus import load
+    from toolvet.domain.findings.strings import texts
+    from toolvet.domain.findings.text import folded, normalise
+
+    extra = ["a  b", "tab\there", "x\ny", "\uff26\uff55\uff4c\uff4c", "read_fi1e", "My-Tool.v2"]
+    strings = [t.value for e in load() for t in texts(e.tool)] + extra
+    for value in strings:
+        for key in (False, True):
+            assert folded(value, key=key) == normalise(value, key=key).folded, value

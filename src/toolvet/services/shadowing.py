@@ -31,6 +31,8 @@ MAX_CROSS_FINDINGS: Final = 5
 MAX_NAMES: Final = 2000
 _CROSS_CODES: Final = frozenset({"tool-duplicate", "tool-shadowing"})
 _NAME_LIKE: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+\b")
+#: What every name-like word holds: a text without it (most prose) needs no search for names.
+_JOINED: Final = re.compile(r"[_.-][A-Za-z0-9]")
 
 _SELECT_CANDIDATES = (
     select(Tool.id, Tool.name, Tool.title, Tool.description, Server.name.label("server"))
@@ -44,7 +46,8 @@ _UPDATE_FINDINGS = update(Tool).where(Tool.id == bindparam("p_id")).values(findi
 
 
 def _mentioned(upsert: Upsert) -> set[str]:
-    return {n for text in (upsert.claim.title, upsert.claim.description) if text for n in _NAME_LIKE.findall(text)}
+    return {n for text in (upsert.claim.title, upsert.claim.description) if text and _JOINED.search(text)
+            for n in _NAME_LIKE.findall(text)}
 
 
 def _names(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:
@@ -62,14 +65,15 @@ def add_cross_server_findings(conn: Connection, server_id: int, server_name: str
         return
     by_name: dict[str, list[OtherTool]] = {}
     by_key: dict[tuple[str, str], int] = {}
-    for r in rows:
-        named = by_name.setdefault(r.name, [])
+    for tool_id, name, title, description, server in rows:
+        named = by_name.setdefault(name, [])
         if len(named) < PER_NAME:
-            named.append(OtherTool(r.server, r.name, r.description, r.title))
-            by_key[(r.server, r.name)] = r.id
+            named.append(OtherTool(server, name, description, title))
+            by_key[(server, name)] = tool_id
     copied: dict[int, list[dict[str, Any]]] = {}
     for upsert, names in upserts:
-        others = [o for name in sorted(names) for o in by_name.get(name, ())]
+        others = (by_name.get(upsert.claim.name, []) if len(names) == 1
+                  else [o for name in sorted(names) for o in by_name.get(name, ())])
         if not others:
             continue
         found = cross_server_findings(server_name, upsert.claim.definition, others)

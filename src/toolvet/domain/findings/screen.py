@@ -56,12 +56,18 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("system assistant developer admin",)),
         ("phrases", ("system admin developer assistant important internal",)),
         ("phrases", ("assistant system ai model llm hidden internal agent inst",)),
-        # sensitive paths (alone: an info finding); secrets the model knows, with a way out
-        ("harvesting", ("ssh rsa dsa ecdsa ed25519 aws gcloud credentials kube env npmrc pypirc netrc pgpass git "
-                        "docker claude mcp cursor codeium appdata keychain gnupg wallet cookie cookies browser secret "
-                        "secrets private etc",)),
+        # sensitive paths (alone: an info finding): a word that names one, or an everyday word with the word
+        # that makes it a path ("secrets" alone is no path, "secrets.yaml" is)
+        ("harvesting", ("ssh rsa dsa ecdsa ed25519 aws gcloud kube env npmrc pypirc netrc pgpass docker claude mcp "
+                        "cursor codeium appdata keychain gnupg wallet etc",)),
+        ("harvesting", ("credentials", "application git db json file")),
+        ("harvesting", ("cookie cookies", "file db database store jar")),
+        ("harvesting", ("browser", "cookies passwords history profile")),
+        ("harvesting", ("secret secrets", "json yaml yml toml")),
+        ("harvesting", ("private", "key keys")),
+        # secrets the model knows ("any API keys", "tokens you have seen"), with a way out
         ("harvesting", ("api key keys passwords password tokens token secrets credentials cookies",
-                        _SINK_OR_CARRIER)),
+                        _SINK_OR_CARRIER, "any all every user users your you seen conversation chat context")),
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
         ("harvesting", ("http https",)),
@@ -78,35 +84,45 @@ _WORDS: Final = frozenset().union(*(group for _, groups in _RULES for group in g
 #: Per word, the rules that have it in a group: only those rules are evaluated for a text's words.
 _RULES_OF: Final = {word: tuple(i for i, (_, groups) in enumerate(_RULES) if any(word in g for g in groups))
                     for word in _WORDS}
+_WORDS_OF_BYTES: Final = frozenset(word.encode() for word in _WORDS)
 
 #: Characters that some rule needs and no word shows (markup, paths, addresses, URL escapes, base64 padding
 #: and alphabet, pipelines, escapes): the split turns them into "#", which then sends the text to every rule.
 _MARK_CHARS: Final = "<~%@/+=|\\#"
-_KEY_PREFIXES: Final = ("AKIA", "ASIA")
-_SPLIT: Final = str.maketrans({c: "#" if c in _MARK_CHARS else " " for c in map(chr, range(128))
-                               if c not in string.ascii_lowercase + string.digits})
+_KEY_PREFIXES: Final = (b"AKIA", b"ASIA")
+_WORD_BYTES: Final = frozenset((string.ascii_lowercase + string.digits).encode())
+# The split runs on bytes (the text is ASCII by then), where one translate is a table lookup per byte.
+# Control characters (what ``str.isprintable`` refuses in ASCII) become "#" with the marks; upper-case
+# letters become lower-case ones.
+_SPLIT: Final = bytes(c if c in _WORD_BYTES else c + 32 if 65 <= c <= 90
+                      else 35 if chr(c) in _MARK_CHARS or c < 32 or c >= 127 else 32 for c in range(256))
+#: The same split with every word character as "a": a long token is then a run of "a" (one substring search).
+_RUNS: Final = bytes(97 if c in _WORD_BYTES or 65 <= c <= 90 else 32 for c in range(256))
 LONG_TOKEN: Final = 24
+_LONG_RUN: Final = b"a" * LONG_TOKEN
 _NONE: Final[frozenset[str]] = frozenset()
 
 
 def needed(text: str) -> frozenset[str]:
     """The rule families that may match some string held in ``text`` (a JSON text, one string, or strings
     joined by spaces): all of them unless the text is plain ASCII, none when it provably earns nothing."""
-    if not text.isascii() or not text.isprintable() or any(prefix in text for prefix in _KEY_PREFIXES):
+    if not text.isascii():
         return FAMILIES
-    split = text.lower().translate(_SPLIT)
-    if "#" in split:
+    raw = text.encode("ascii")
+    split = raw.translate(_SPLIT)
+    if b"#" in split or _KEY_PREFIXES[0] in raw or _KEY_PREFIXES[1] in raw:
         return FAMILIES
     tokens = split.split()
     if not tokens:
         return _NONE
-    if max(map(len, tokens)) >= LONG_TOKEN:
+    if _LONG_RUN in raw.translate(_RUNS):
         return FAMILIES
-    hits = _WORDS.intersection(tokens)
+    hits = _WORDS_OF_BYTES.intersection(tokens)
     if not hits:
         return _NONE
-    rules = {i for word in hits for i in _RULES_OF[word]}
-    return frozenset(_RULES[i][0] for i in rules if all(not group.isdisjoint(hits) for group in _RULES[i][1]))
+    words = {word.decode() for word in hits}
+    rules = {i for word in words for i in _RULES_OF[word]}
+    return frozenset(_RULES[i][0] for i in rules if all(not group.isdisjoint(words) for group in _RULES[i][1]))
 
 
 def plainly_clean(text: str) -> bool:

@@ -19,8 +19,7 @@ from typing import Any, Final
 
 from toolvet.domain.findings.context import sentence_end, sentence_start
 from toolvet.domain.findings.finding import finding
-from toolvet.domain.findings.strings import Text
-from toolvet.domain.findings.text import normalise
+from toolvet.domain.findings.text import folded
 
 NAME_SIMILARITY: Final = 85.0
 #: A copy meant to pass for the original keeps its words (the corpus's copies score 96-100); two tools that
@@ -55,19 +54,18 @@ def _fuzz() -> Any:
 
 @lru_cache(maxsize=16384)
 def _skeleton(name: str) -> str:
-    return normalise(name, key=True).folded.replace(" ", "_")
+    return folded(name, key=True).replace(" ", "_")
 
 
 @lru_cache(maxsize=16384)
 def _about(title: str | None, description: str | None) -> str:
-    return normalise(" ".join(v for v in (title, description) if isinstance(v, str))).folded
+    return folded(" ".join(v for v in (title, description) if isinstance(v, str)))
 
 
-def _mention(strings: list[Text], other: OtherTool) -> dict[str, Any] | None:
+def _mention(strings: list[tuple[str, str]], other: OtherTool) -> dict[str, Any] | None:
     name = other.name
     quoted_forms = (f"`{name}`", f"'{name}'", f'"{name}"')
-    for text in strings:
-        value = text.value
+    for path, value in strings:
         if name not in value:
             continue
         for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", value):
@@ -78,36 +76,49 @@ def _mention(strings: list[Text], other: OtherTool) -> dict[str, Any] | None:
             lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
             if _STEER.search(folded, lo, hi):
                 return finding("tool-shadowing", "high",
-                               f"instructs the model about {other.name!r} of server {other.server!r}", text.path,
+                               f"instructs the model about {other.name!r} of server {other.server!r}", path,
                                span=(m.start(), m.end()), evidence=value[lo:hi][:160], other_server=other.server,
                                other_tool=other.name)
     return None
+
+
+def _prose(definition: dict[str, Any]) -> list[tuple[str, str]]:
+    # The prose a model reads first, as (path, text); schema strings are left to the static rules (walking
+    # every schema per comparison would cost more than the comparisons).
+    strings = [(key, value) for key in ("title", "description") if isinstance(value := definition.get(key), str)]
+    annotations = definition.get("annotations")
+    if isinstance(annotations, dict) and isinstance(title := annotations.get("title"), str):
+        strings.append(("annotations.title", title))
+    return strings
 
 
 def cross_server_findings(server: str, definition: dict[str, Any], others: Iterable[OtherTool]) -> list[dict[str, Any]]:
     """Findings ``definition`` (a tool of ``server``) earns against other servers' tools: ``tool-shadowing``
     when its text steers the model about one of them by name, ``tool-duplicate`` when it nearly copies one's
     name and description. Tools of the same server are skipped (a tool may refer to its siblings)."""
-    others = [o for o in others if o.server != server]
-    if not others:
-        return []
     found: list[dict[str, Any]] = []
-    # The prose a model reads first; schema strings are left to the static rules (walking every schema per
-    # comparison would cost more than the comparisons).
-    strings = [Text(key, value) for key in ("title", "description") if isinstance(value := definition.get(key), str)]
-    annotations = definition.get("annotations")
-    if isinstance(annotations, dict) and isinstance(annotations.get("title"), str):
-        strings.append(Text("annotations.title", annotations["title"]))
-    prose = " ".join(t.value for t in strings)
     name = definition.get("name")
+    # Read once, and only when another server's tool is there to compare with (most of a pass's tools
+    # have none, or one or two of the same name).
+    strings: list[tuple[str, str]] | None = None
+    prose = ""
     mine: str | None = None
     for other in others:
-        hit = _mention(strings, other) if other.name in prose else None
-        if hit is not None:
-            found.append(hit)
+        if other.server == server:
+            continue
+        if strings is None:
+            strings = _prose(definition)
+            prose = "\n".join(value for _, value in strings)
+        # A name found only across two joined strings is in neither, and ``_mention`` reads them one by one.
+        if other.name in prose:
+            hit = _mention(strings, other)
+            if hit is not None:
+                found.append(hit)
         if not isinstance(name, str):
             continue
-        if not _fuzz().ratio(_skeleton(name), _skeleton(other.name), score_cutoff=NAME_SIMILARITY):
+        # The same name has the same skeleton, which scores 100: only another name needs the fuzzy ratio.
+        if name != other.name and not _fuzz().ratio(_skeleton(name), _skeleton(other.name),
+                                                      score_cutoff=NAME_SIMILARITY):
             continue
         if mine is None:
             mine = _about(definition.get("title"), definition.get("description"))

@@ -134,3 +134,10 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
                 mixed.append(origin[at])
     lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in cased).translate(breaks)
     return Normalised(text, lowered, cased, tuple(origin), hidden, tuple(mixed))
+
+
+def folded(text: str, *, key: bool = False) -> str:
+    """``normalise(text, key=key).folded``; for plain ASCII text without building the rest."""
+    if _plain(text):
+        return text.lower().translate(_KEY_BREAKS if key else _WORD_BREAKS)
+    return normalise(text, key=key).folded
