@@ -1,11 +1,10 @@
 """Who may call what on ``/mcp`` (SPEC §6, §7 Access; seed tool-definition ``securitySchemes``).
 
-A tool's ``securitySchemes`` decide: ``noauth`` is callable without a token (as the anonymous consumer),
-``oauth2`` needs every listed scope among the token's ``oauth_scopes``, and no schemes at all need a
-valid token. The check runs in :class:`AccessGate`, a small ASGI middleware in front of the MCP app: it
-reads the JSON-RPC body of a POST (bounded), answers **401** (no or bad token) or **403**
-(``insufficient_scope``) with an RFC 6750 ``WWW-Authenticate`` header pointing at the RFC 9728
-metadata, and otherwise hands the request on with the caller's principal in the ASGI scope, where the
+The rule is the services' (``services.access``), the same one ``POST /api/v1/calls``, approvals and
+``/decide`` ask. Here it is asked at the HTTP layer, in :class:`AccessGate`, a small ASGI middleware
+in front of the MCP app: it reads the JSON-RPC body of a POST (bounded), answers **401** (no or bad
+token) or **403** (``insufficient_scope``) with an RFC 6750 ``WWW-Authenticate`` header pointing at
+the RFC 9728 metadata, and otherwise hands the request on with the caller's principal in the ASGI scope, where the
 MCP handlers read it back (:func:`principal_of`).
 """
 
@@ -13,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio.to_thread
@@ -24,57 +22,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from toolvet.cache import MISSING, TtlCache
 from toolvet.errors import ToolvetError
 from toolvet.services import tokens
-from toolvet.services.auth import Principal, Role
+from toolvet.services.access import NEEDS_TOKEN, Requirement, refusal
+from toolvet.services.auth import Principal
 from toolvet.services.context import Context
 
 PRINCIPAL_KEY: Final = "toolvet.principal"
 METADATA_PATH: Final = "/.well-known/oauth-protected-resource"
 MAX_BODY: Final = 4 * 1024 * 1024  # the SDK's own limit; a bigger body is refused before parsing
-
-ANONYMOUS: Final = Principal(actor="anonymous", role=Role.CONSUMER, user="anonymous", scope="default")
-
-
-@dataclass(frozen=True, slots=True)
-class Requirement:
-    """What calling one tool needs: nothing (``noauth``), or a valid token with ``scopes``."""
-
-    noauth: bool
-    scopes: frozenset[str]
-
-    def missing(self, principal: Principal | None) -> frozenset[str] | None:
-        """None when ``principal`` may call; else the scopes it lacks (empty: it lacks a token)."""
-        if self.noauth:
-            return None
-        if principal is None:
-            return frozenset()
-        lacking = self.scopes - principal.oauth_scopes
-        return lacking or None
-
-
-NEEDS_TOKEN: Final = Requirement(noauth=False, scopes=frozenset())
-
-
-def requirement(definition: Mapping[str, Any]) -> Requirement:
-    """Read a tool's ``securitySchemes`` (top level, else ``_meta.securitySchemes``) into a Requirement.
-
-    ``noauth`` anywhere in the list wins (the seed: "anyone may call it; the scopes are only
-    advertised"). Unknown scheme types are ignored; a list naming none we know needs a token.
-    """
-    schemes = definition.get("securitySchemes")
-    if schemes is None and isinstance(definition.get("_meta"), Mapping):
-        schemes = definition["_meta"].get("securitySchemes")
-    if not isinstance(schemes, list):
-        return NEEDS_TOKEN
-    scopes: set[str] = set()
-    for scheme in schemes:
-        if not isinstance(scheme, Mapping):
-            continue
-        if scheme.get("type") == "noauth":
-            return Requirement(noauth=True, scopes=frozenset())
-        if scheme.get("type") == "oauth2" and isinstance(scheme.get("scopes"), list):
-            scopes.update(s for s in scheme["scopes"] if isinstance(s, str))
-    return Requirement(noauth=False, scopes=frozenset(scopes))
-
 
 def principal_of(request: Any) -> Principal | None:
     """The principal :class:`AccessGate` put on this MCP message's HTTP request (None: no token)."""
@@ -241,19 +195,13 @@ class AccessGate:
             name = params.get("name") if isinstance(params, dict) else None
             if not isinstance(name, str):
                 continue
-            need = await self.lookup(name)
-            lacking = (need or NEEDS_TOKEN).missing(principal)
-            if lacking is None:
+            need = await self.lookup(name) or NEEDS_TOKEN
+            reason = refusal(principal, need, name)
+            if reason is None:
                 continue
             if principal is None:
-                return _challenge(scope, 401, "", f"{name} needs a bearer token")
-            return _challenge(
-                scope,
-                403,
-                "insufficient_scope",
-                f"{name} needs the OAuth scopes: {', '.join(sorted(lacking))}",
-                need.scopes if need else (),
-            )
+                return _challenge(scope, 401, "", reason)
+            return _challenge(scope, 403, "insufficient_scope", reason, need.scopes)
         return None
 
 
