@@ -236,3 +236,51 @@ async def test_a_pending_call_fails_on_approval_when_the_tool_starts_to_need_a_s
     assert approved["status"] == "failed" and "securitySchemes changed" in approved["error"]
     assert lab.calls == []
 
+
+
+# --- revocation -------------------------------------------------------------------------------------
+
+
+async def test_a_revoked_token_is_refused_at_once_on_mcp_and_over_rest(toolvet: Toolvet):
+    admin = tokens.create_token(toolvet.ctx, ADMIN, TokenCreate(role="admin", name="root")).token
+    alice_id = next(t.id for t in tokens.list_tokens(toolvet.ctx, ADMIN) if t.name == "alice")
+    with lab_server() as (up, lab):
+        await toolvet.register("lab", up.url)
+        preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with toolvet.client(toolvet.alice) as client:
+                before = await client.call_tool("lab_widget", {})  # the token's principal is now kept
+            async with toolvet.http(admin) as root:
+                revoked = await root.delete(f"{toolvet.base}/api/v1/tokens/{alice_id}")
+            async with toolvet.http(toolvet.alice) as http:
+                message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": "lab_widget", "arguments": {}}}
+                on_mcp = await http.post(toolvet.mcp, json=message, headers=HEADERS)
+                over_rest = await http.post(f"{toolvet.base}/api/v1/calls",
+                                            json={"server_type": "lab", "tool_name": "widget"})
+                deciding = await http.post(f"{toolvet.base}/api/v1/decide", json={
+                    "user": "alice", "scope": "default", "serverType": "lab", "toolName": "widget"})
+    assert not before.is_error and revoked.status_code == 204
+    assert on_mcp.status_code == over_rest.status_code == deciding.status_code == 401
+    assert 'error="invalid_token"' in on_mcp.headers["www-authenticate"]
+    assert lab.calls == ["widget"]
+
+
+async def test_a_token_revoked_through_the_service_in_the_servers_process_is_refused_at_once_on_mcp(
+    toolvet: Toolvet,
+):
+    """``toolvet token revoke`` runs this service function in its own process, whose revocation a server
+    sees within ``READ_TTL`` (docs/gateway.md); in the server's own process it holds at once."""
+    alice_id = next(t.id for t in tokens.list_tokens(toolvet.ctx, ADMIN) if t.name == "alice")
+    with lab_server() as (up, _):
+        await toolvet.register("lab", up.url)
+        preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with toolvet.client(toolvet.alice) as client:
+                before = await client.call_tool("lab_widget", {})
+            tokens.revoke_token(toolvet.ctx, ADMIN, alice_id)
+            async with toolvet.http(toolvet.alice) as http:
+                message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": "lab_widget", "arguments": {}}}
+                after = await http.post(toolvet.mcp, json=message, headers=HEADERS)
+    assert not before.is_error and after.status_code == 401

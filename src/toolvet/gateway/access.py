@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from toolvet.cache import MISSING, TtlCache
+from toolvet.cache import MISSING
 from toolvet.errors import ToolvetError
 from toolvet.services import tokens
 from toolvet.services.access import NEEDS_TOKEN, Requirement, refusal
@@ -106,18 +106,20 @@ def _challenge(
 
 class TokenCache:
     """Authenticated tokens for :data:`toolvet.cache.READ_TTL`: a call then costs no database read for
-    its token."""
+    its token. The entries are the process's (``Context.principals``), which revoking a token in this
+    process clears at once; a token revoked by another process (the CLI) stops working here within
+    READ_TTL."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self._hits: TtlCache[str, Principal] = TtlCache()
 
     async def principal(self, token: str) -> Principal:
         """The token's principal; raises the service's Unauthorized for a bad or revoked token."""
-        if (hit := self._hits.get(token)) is not MISSING:
+        hits = self.ctx.principals
+        if (hit := hits.get(token)) is not MISSING:
             return hit
         principal = await anyio.to_thread.run_sync(tokens.authenticate, self.ctx, token)
-        return self._hits.put(token, principal)
+        return hits.put(token, principal)
 
 
 #: Looks up what a ``tools/call`` of a listed name needs (None: no such tool; the handler answers it).
