@@ -13,7 +13,7 @@ from toolvet.api import errors
 from toolvet.api.deps import get_principal
 from toolvet.api.headers import SecurityHeaders
 from toolvet.api.limits import RequestLimits
-from toolvet.api.routes import ROUTERS
+from toolvet.api.routes import OPEN_ROUTERS, ROUTERS
 from toolvet.console import mount_console
 from toolvet.gateway.gateway import gateway_lifetime, mount_gateway
 from toolvet.services.calls import CallService
@@ -65,7 +65,8 @@ def create_app(ctx: Context) -> ToolvetAPI:
         title="toolvet",
         version=__version__,
         description="Registry and gateway for MCP tools. "
-        "Every `/api/v1` route needs `Authorization: Bearer tv_...`.",
+        "Every `/api/v1` route needs `Authorization: Bearer tv_...`, except a call of a `noauth` tool "
+        "(`POST /api/v1/calls`, `POST /api/v1/decide`).",
         openapi_url="/openapi.json",
         docs_url="/docs",
         redoc_url=None,
@@ -79,6 +80,8 @@ def create_app(ctx: Context) -> ToolvetAPI:
     app.add_api_route("/healthz", healthz, methods=["GET"], tags=["health"])
     for router in ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(get_principal)])
+    for router in OPEN_ROUTERS:
+        app.include_router(router, prefix=API_PREFIX)
     mount_console(app, ctx)
     mount_gateway(app, ctx)
     if isinstance(app.mcp_app, UnexpectedErrors):  # /mcp skips the stack: the same bounds, its own shape

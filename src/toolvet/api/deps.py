@@ -31,7 +31,19 @@ def get_principal(
     return tokens.authenticate(ctx, credentials.credentials if credentials else None)
 
 
+def get_caller(
+    ctx: Annotated[Context, Depends(get_context)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal | None:
+    """Like :func:`get_principal`, but None when the request has no bearer token: the routes a caller
+    without a token may use at a ``noauth`` tool (``POST /calls``, ``/decide``), whose service decides."""
+    if credentials is None:
+        return None
+    return tokens.authenticate(ctx, credentials.credentials)
+
+
 ContextDep = Annotated[Context, Depends(get_context)]
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
+CallerDep = Annotated[Principal | None, Depends(get_caller)]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Most items in the page.")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Items skipped before the page.")]

@@ -31,7 +31,7 @@ def check(
     """Show whether the tool runs without a dialog, is asked about or is refused, and why."""
     server, name = split_address(address)
     with local() as (ctx, me):
-        decision = preferences.decide_for(ctx, me, user, scope, server, name)
+        decision = preferences.decide_for(ctx, me, user, scope, server, name, as_caller=False)
     if as_json:
         render.emit_json(decision)
         return

@@ -55,7 +55,7 @@ def revoke(
     token_id: Annotated[int, typer.Argument(metavar="ID", help="The token's id (see token list).")],
     as_json: JsonOption = False,
 ) -> None:
-    """Revoke a token; it stops authenticating at once."""
+    """Revoke a token; it stops authenticating at once (on a running server's MCP endpoints, within a second)."""
     with local() as (ctx, me):
         out = tokens.revoke_token(ctx, me, token_id)
     render.show_change(out, as_json, f"revoked token {out.id}")

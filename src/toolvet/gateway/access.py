@@ -1,11 +1,10 @@
 """Who may call what on ``/mcp`` (SPEC §6, §7 Access; seed tool-definition ``securitySchemes``).
 
-A tool's ``securitySchemes`` decide: ``noauth`` is callable without a token (as the anonymous consumer),
-``oauth2`` needs every listed scope among the token's ``oauth_scopes``, and no schemes at all need a
-valid token. The check runs in :class:`AccessGate`, a small ASGI middleware in front of the MCP app: it
-reads the JSON-RPC body of a POST (bounded), answers **401** (no or bad token) or **403**
-(``insufficient_scope``) with an RFC 6750 ``WWW-Authenticate`` header pointing at the RFC 9728
-metadata, and otherwise hands the request on with the caller's principal in the ASGI scope, where the
+The rule is the services' (``services.access``), the same one ``POST /api/v1/calls``, approvals and
+``/decide`` ask. Here it is asked at the HTTP layer, in :class:`AccessGate`, a small ASGI middleware
+in front of the MCP app: it reads the JSON-RPC body of a POST (bounded), answers **401** (no or bad
+token) or **403** (``insufficient_scope``) with an RFC 6750 ``WWW-Authenticate`` header pointing at
+the RFC 9728 metadata, and otherwise hands the request on with the caller's principal in the ASGI scope, where the
 MCP handlers read it back (:func:`principal_of`).
 """
 
@@ -13,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final
 
 import anyio.to_thread
@@ -21,60 +19,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from toolvet.cache import MISSING, TtlCache
+from toolvet.cache import MISSING
 from toolvet.errors import ToolvetError
 from toolvet.services import tokens
-from toolvet.services.auth import Principal, Role
+from toolvet.services.access import NEEDS_TOKEN, Requirement, refusal
+from toolvet.services.auth import Principal
 from toolvet.services.context import Context
 
 PRINCIPAL_KEY: Final = "toolvet.principal"
 METADATA_PATH: Final = "/.well-known/oauth-protected-resource"
 MAX_BODY: Final = 4 * 1024 * 1024  # the SDK's own limit; a bigger body is refused before parsing
-
-ANONYMOUS: Final = Principal(actor="anonymous", role=Role.CONSUMER, user="anonymous", scope="default")
-
-
-@dataclass(frozen=True, slots=True)
-class Requirement:
-    """What calling one tool needs: nothing (``noauth``), or a valid token with ``scopes``."""
-
-    noauth: bool
-    scopes: frozenset[str]
-
-    def missing(self, principal: Principal | None) -> frozenset[str] | None:
-        """None when ``principal`` may call; else the scopes it lacks (empty: it lacks a token)."""
-        if self.noauth:
-            return None
-        if principal is None:
-            return frozenset()
-        lacking = self.scopes - principal.oauth_scopes
-        return lacking or None
-
-
-NEEDS_TOKEN: Final = Requirement(noauth=False, scopes=frozenset())
-
-
-def requirement(definition: Mapping[str, Any]) -> Requirement:
-    """Read a tool's ``securitySchemes`` (top level, else ``_meta.securitySchemes``) into a Requirement.
-
-    ``noauth`` anywhere in the list wins (the seed: "anyone may call it; the scopes are only
-    advertised"). Unknown scheme types are ignored; a list naming none we know needs a token.
-    """
-    schemes = definition.get("securitySchemes")
-    if schemes is None and isinstance(definition.get("_meta"), Mapping):
-        schemes = definition["_meta"].get("securitySchemes")
-    if not isinstance(schemes, list):
-        return NEEDS_TOKEN
-    scopes: set[str] = set()
-    for scheme in schemes:
-        if not isinstance(scheme, Mapping):
-            continue
-        if scheme.get("type") == "noauth":
-            return Requirement(noauth=True, scopes=frozenset())
-        if scheme.get("type") == "oauth2" and isinstance(scheme.get("scopes"), list):
-            scopes.update(s for s in scheme["scopes"] if isinstance(s, str))
-    return Requirement(noauth=False, scopes=frozenset(scopes))
-
 
 def principal_of(request: Any) -> Principal | None:
     """The principal :class:`AccessGate` put on this MCP message's HTTP request (None: no token)."""
@@ -152,18 +106,20 @@ def _challenge(
 
 class TokenCache:
     """Authenticated tokens for :data:`toolvet.cache.READ_TTL`: a call then costs no database read for
-    its token."""
+    its token. The entries are the process's (``Context.principals``), which revoking a token in this
+    process clears at once; a token revoked by another process (the CLI) stops working here within
+    READ_TTL."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self._hits: TtlCache[str, Principal] = TtlCache()
 
     async def principal(self, token: str) -> Principal:
         """The token's principal; raises the service's Unauthorized for a bad or revoked token."""
-        if (hit := self._hits.get(token)) is not MISSING:
+        hits = self.ctx.principals
+        if (hit := hits.get(token)) is not MISSING:
             return hit
         principal = await anyio.to_thread.run_sync(tokens.authenticate, self.ctx, token)
-        return self._hits.put(token, principal)
+        return hits.put(token, principal)
 
 
 #: Looks up what a ``tools/call`` of a listed name needs (None: no such tool; the handler answers it).
@@ -241,19 +197,13 @@ class AccessGate:
             name = params.get("name") if isinstance(params, dict) else None
             if not isinstance(name, str):
                 continue
-            need = await self.lookup(name)
-            lacking = (need or NEEDS_TOKEN).missing(principal)
-            if lacking is None:
+            need = await self.lookup(name) or NEEDS_TOKEN
+            reason = refusal(principal, need, name)
+            if reason is None:
                 continue
             if principal is None:
-                return _challenge(scope, 401, "", f"{name} needs a bearer token")
-            return _challenge(
-                scope,
-                403,
-                "insufficient_scope",
-                f"{name} needs the OAuth scopes: {', '.join(sorted(lacking))}",
-                need.scopes if need else (),
-            )
+                return _challenge(scope, 401, "", reason)
+            return _challenge(scope, 403, "insufficient_scope", reason, need.scopes)
         return None
 
 

@@ -45,12 +45,13 @@ from toolvet.cache import READ_TTL
 from toolvet.domain.names import HOST_SERVER
 from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError, UpstreamError
 from toolvet.gateway import outcomes
-from toolvet.gateway.access import ANONYMOUS, AccessGate, Requirement, TokenCache, principal_of
+from toolvet.gateway.access import AccessGate, TokenCache, principal_of
 from toolvet.gateway.conversation import PARKED_STATE, Conversation
 from toolvet.gateway.federation import Federation
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay
 from toolvet.schemas.calls import CallCreate, CallOut, CallStatus
+from toolvet.services.access import ANONYMOUS, Requirement
 from toolvet.services.auth import Principal, Role
 from toolvet.services.calls import USER_DECLINED, CallService, error_result
 from toolvet.upstream.protocol import is_input_required

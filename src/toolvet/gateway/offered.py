@@ -22,7 +22,7 @@ import mcp.types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolvet.cache import MISSING, TtlCache
-from toolvet.gateway.access import Requirement, requirement
+from toolvet.services.access import Requirement, requirement
 from toolvet.services.calls import HOST_SERVER, CallService
 from toolvet.services.context import Context
 from toolvet.services.tools import offered_rows

@@ -34,7 +34,7 @@ from toolvet.domain.policy import Decision, ToolFacts
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
-from toolvet.services import call_store, preferences
+from toolvet.services import access, call_store, preferences
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.call_journal import CallJournal
 from toolvet.services.context import Context
@@ -76,6 +76,7 @@ class _Snapshot:
     target: Target | None
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
+    need: access.Requirement
 
 
 def error_result(text: str) -> dict[str, Any]:
@@ -164,7 +165,7 @@ class CallService:
             if record is None:
                 return None
             target = None if record.server is None else target_of(self.ctx, record.server)
-            return _Snapshot(record.facts, target, record.input_schema, record.output_schema)
+            return _Snapshot(record.facts, target, record.input_schema, record.output_schema, record.need)
 
     async def disabled_in(self, scope: str) -> dict[str, set[str]]:
         """The scope's disabled map (server -> tool names), read like a call's (cached, off the loop)."""
@@ -219,10 +220,14 @@ class CallService:
             raise InvalidInput("an operator's call must name the user it is made for", "user")
         return data.user, data.scope or "default"
 
-    async def submit(self, principal: Principal, data: CallCreate, *, wait: float = 0.0,
+    async def submit(self, principal: Principal | None, data: CallCreate, *, wait: float = 0.0,
                      elicit: Elicit | None = None, hooks: Hooks = NO_HOOKS,
                      meta: dict[str, Any] | None = None, resume: dict[str, Any] | None = None) -> CallOut:
         """Run a call through the policy: refused (raises Forbidden/NotFound), invalid, run, or pending.
+
+        ``principal`` None is a caller without a token: it calls as the anonymous consumer, a ``noauth``
+        tool only, where anonymous callers are let in (Unauthenticated otherwise). Every caller's token
+        is checked against the tool's ``securitySchemes`` (``services.access``) before the policy runs.
 
         ``wait`` bounds how long to wait for an approver when the call is pending; ``elicit`` asks the
         caller's user directly (MCP elicitation) and replaces the pending route when it answers. When
@@ -230,18 +235,27 @@ class CallService:
         upstream with it and what the upstream sends meanwhile goes to ``hooks``; ``resume`` carries a
         retry's ``inputResponses``/``requestState`` for an upstream that asked for input.
         """
+        label = f"{data.server_type}/{data.tool_name}"
+        if principal is None:
+            # Who has no token learns no more than that one is needed, whether or not the tool exists.
+            found = await self._snapshot(data.server_type, data.tool_name)
+            principal = access.admit(None, found.need if found is not None else access.NEEDS_TOKEN, label,
+                                     anonymous=self.ctx.settings.anonymous_listing)
         user, scope = self._who(principal, data)
         call_store.check_arguments(self.ctx, data.arguments)  # both doors: REST and MCP
         snap = await self._snapshot(data.server_type, data.tool_name)
         if snap is None:
-            raise NotFound(f"tool {data.server_type}/{data.tool_name} not found")
+            raise NotFound(f"tool {label} not found")
+        access.check(principal, snap.need, label)
         decision = await self.decision(user, scope, snap)
         if decision.refused:
-            raise Forbidden(f"call to {data.server_type}/{data.tool_name} refused: " + "; ".join(decision.reasons))
+            raise Forbidden(f"call to {label} refused: " + "; ".join(decision.reasons))
+        granted = access.granted(snap.need)
         now = utcnow()
         call = CallOut(id=uuid.uuid4().hex, user=user, scope=scope, server_type=data.server_type,
                        tool_name=data.tool_name, arguments=data.arguments, fingerprint=snap.facts.fingerprint,
-                       status=CallStatus.APPROVED, auto_allow=decision.auto_allow, reasons=list(decision.reasons),
+                       status=CallStatus.APPROVED, auto_allow=decision.auto_allow,
+                       reasons=[granted, *decision.reasons] if granted else list(decision.reasons),
                        created_at=now, expires_at=None, decided_by=None, decided_at=None, allow_always=False,
                        result=None, error=None)
         validator = self.validator(snap.facts.fingerprint, "in", snap.input_schema)
@@ -390,6 +404,14 @@ class CallService:
             call = call.model_copy(update={"status": CallStatus.FAILED, "error": "the tool's definition changed "
                                            "after the call was made; call it again",
                                            "result": error_result("the tool changed after this call was made")})
+            await anyio.to_thread.run_sync(self._finish, call)
+        elif not access.still_holds(snap.need, call.user, call.reasons):
+            # The scopes that count are those of the token that made the call, checked when it was made;
+            # the tool's securitySchemes (outside its fingerprint) changed since, so that check is void.
+            call = call.model_copy(update={"status": CallStatus.FAILED, "error": "the tool's securitySchemes "
+                                           "changed after the call was made; call it again",
+                                           "result": error_result("the tool's access rule changed after this "
+                                                                  "call was made")})
             await anyio.to_thread.run_sync(self._finish, call)
         else:
             call = await self._run(principal, call.model_copy(update={"status": CallStatus.RUNNING}), snap,

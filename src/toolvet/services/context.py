@@ -8,15 +8,17 @@ the app's lifespan, and ``serving.serve`` runs the scheduler beside them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from toolvet.cache import TtlCache
 from toolvet.db.engine import Database
 from toolvet.db.migrate import upgrade
 from toolvet.services.secrets import SecretBox, load_key
 from toolvet.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # the services that set these import this module
+    from toolvet.services.auth import Principal
     from toolvet.services.calls import CallService
     from toolvet.services.discovery_writer import ProcessWriter
 
@@ -30,6 +32,9 @@ class Context:
     calls: CallService | None = None
     #: The discovery writer process of big sweeps, started on first use (``services.discovery_writer``).
     discovery_writer: ProcessWriter | None = None
+    #: Principals of tokens the gateway authenticated lately (for ``toolvet.cache.READ_TTL``), by token;
+    #: revoking a token in this process clears it, so the revocation holds at once on every route.
+    principals: TtlCache[str, Principal] = field(default_factory=TtlCache)
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Context:

@@ -42,6 +42,7 @@ from toolvet.domain.policy import (
     is_available,
     review_state,
 )
+from toolvet.services.access import NEEDS_TOKEN, Requirement, requirement
 from toolvet.services.context import Context
 from toolvet.services.host_tools import HostDefinition, definitions
 from toolvet.services.tools import TOOL_RECORDS
@@ -107,13 +108,15 @@ def host_facts(name: str, host: HostDefinition) -> ToolFacts:
 
 @dataclass(frozen=True, slots=True)
 class ToolRecord:
-    """One tool as the policy and a call see it: its facts and its contract's schemas. ``server`` is
-    its server's row, usable only inside the session that read it (None for a host tool)."""
+    """One tool as the policy and a call see it: its facts, its contract's schemas and what calling it
+    needs (its ``securitySchemes``, ``services.access``). ``server`` is its server's row, usable only
+    inside the session that read it (None for a host tool)."""
 
     facts: ToolFacts
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
     server: Server | None
+    need: Requirement
 
 
 def read_tool(session: Session, server: str, tool: str) -> ToolRecord | None:
@@ -123,17 +126,18 @@ def read_tool(session: Session, server: str, tool: str) -> ToolRecord | None:
         if host is None:
             return None
         definition = host.definition
-        return ToolRecord(host_facts(tool, host), definition["inputSchema"], definition.get("outputSchema"), None)
+        return ToolRecord(host_facts(tool, host), definition["inputSchema"], definition.get("outputSchema"), None,
+                          requirement(definition))
     row = session.execute(
-        select(*FACT_COLUMNS, Tool.input_schema, Tool.output_schema, Server)
+        select(*FACT_COLUMNS, Tool.input_schema, Tool.output_schema, Server, Tool.definition)
         .select_from(TOOL_RECORDS)
         .join(Server, Tool.server_id == Server.id)
         .where(Server.name == server, Tool.name == tool)
     ).one_or_none()
     if row is None:
         return None
-    input_schema, output_schema, server_row = row[_FACTS:]
-    return ToolRecord(facts_of(row), input_schema, output_schema, server_row)
+    input_schema, output_schema, server_row, definition = row[_FACTS:]
+    return ToolRecord(facts_of(row), input_schema, output_schema, server_row, requirement(definition))
 
 
 def host_records() -> list[tuple[ToolFacts, dict[str, Any]]]:
@@ -238,11 +242,13 @@ def read_scope(session: Session, scope: str) -> ScopeLists:
 
 @dataclass(frozen=True, slots=True)
 class PolicyFacts:
-    """Everything one decision weighs: the tool, the user's mode, the scope's lists."""
+    """Everything one decision weighs: the tool, the user's mode, the scope's lists; and what calling
+    the tool needs (``need``), which the caller's token is checked against before the decision."""
 
     tool: ToolFacts
     user: UserMode
     scope: ScopeLists
+    need: Requirement = NEEDS_TOKEN
 
     @property
     def disabled(self) -> bool:
@@ -259,7 +265,7 @@ def gather(session: Session, user: str, scope: str, server: str, tool: str) -> P
     record = read_tool(session, server, tool)
     if record is None:
         return None
-    return PolicyFacts(record.facts, read_mode(session, user), read_scope(session, scope))
+    return PolicyFacts(record.facts, read_mode(session, user), read_scope(session, scope), record.need)
 
 
 class PolicyFactsCache:

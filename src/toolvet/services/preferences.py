@@ -33,7 +33,7 @@ from toolvet.schemas.policy import (
     DisabledMapOut,
     PermissionModeOut,
 )
-from toolvet.services import audit
+from toolvet.services import access, audit
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
 from toolvet.services.policy_facts import (
@@ -301,18 +301,36 @@ def remove_always_allow(
 
 
 def decide_for(
-    ctx: Context, principal: Principal, user: str, scope: str, server: str, tool: str
+    ctx: Context,
+    principal: Principal | None,
+    user: str,
+    scope: str,
+    server: str,
+    tool: str,
+    *,
+    as_caller: bool = True,
 ) -> DecisionOut:
     """The approval decision for ``user`` in ``scope`` about ``server``/``tool`` (a host tool when
-    ``server`` is ``toolvet``), with every reason: the one a call obeys, from the same policy facts."""
+    ``server`` is ``toolvet``), with every reason: the one a call obeys, from the same policy facts.
+
+    With ``as_caller`` (``POST /decide``) the decision is the one a call made with ``principal``'s
+    token would get: refused, naming what is missing, when the token does not satisfy the tool's
+    ``securitySchemes`` (``services.access``); ``principal`` None is a caller without a token, let in
+    for a ``noauth`` tool as a call would be. Without it (``toolvet check``, which presents no token)
+    what a call needs is one more reason."""
+    label = f"{server}/{tool}"
+    if principal is None:
+        with ctx.db.transaction() as session:
+            record = read_tool(session, server, tool)
+        principal = access.admit(None, record.need if record is not None else access.NEEDS_TOKEN, label,
+                                 anonymous=ctx.settings.anonymous_listing)
     check_access(principal, user=user, scope=scope)
     with ctx.db.transaction() as session:
         facts = gather(session, user, scope, server, tool)
         if facts is None:
             if server != HOST_SERVER and session.scalar(select(Server.id).where(Server.name == server)) is None:
                 raise NotFound(f"server {server!r} not found")
-            raise NotFound(f"tool {server}/{tool} not found")
-    decision = facts.decide()
+            raise NotFound(f"tool {label} not found")
     mode = facts.user.mode
     context = [
         f"user {user!r} chose permission mode {mode.value}"
@@ -321,6 +339,14 @@ def decide_for(
     ]
     if facts.scope.source != scope:
         context.append(f"scope {scope!r} has no entry of its own: it reads {DEFAULT_SCOPE!r}")
+    if not as_caller:
+        if (needed := access.needs(facts.need)) is not None:
+            context.append(needed)
+    elif (refusal := access.refusal(principal, facts.need, label)) is not None:
+        return DecisionOut(auto_allow=False, refused=True, reasons=[*context, refusal])
+    elif (granted := access.granted(facts.need)) is not None:
+        context.append(granted)
+    decision = facts.decide()
     return DecisionOut(
         auto_allow=decision.auto_allow, refused=decision.refused, reasons=[*context, *decision.reasons]
     )

@@ -67,6 +67,9 @@ def revoke_token(ctx: Context, principal: Principal, token_id: int) -> TokenOut:
         session.refresh(row)
         out = _out(row)
         audit.record(session, principal, "token.revoke", "token", f"token:{token_id}", before, out)
+    # The process's cached principals are dropped once the revocation is committed: the token is
+    # refused at once on /mcp too (REST and the console read the token's row on every request).
+    ctx.principals.clear()
     return out
 
 

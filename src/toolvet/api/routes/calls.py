@@ -9,19 +9,23 @@ import anyio
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import StreamingResponse
 
-from toolvet.api.deps import ContextDep, Limit, Offset, PrincipalDep
+from toolvet.api.deps import CallerDep, ContextDep, Limit, Offset, PrincipalDep
 from toolvet.schemas.calls import ApproveIn, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
 from toolvet.services import calls
 from toolvet.services.auth import Permission, Role
 
 router = APIRouter(tags=["calls"])
+#: Routes a caller without a token may use at a ``noauth`` tool (mounted without the token check).
+open_router = APIRouter(tags=["calls"])
 
 
-@router.post("/calls", responses={202: {"description": "Pending: an approver must decide"}})
-async def create_call(ctx: ContextDep, principal: PrincipalDep, data: CallCreate, response: Response) -> CallOut:
+@open_router.post("/calls", responses={202: {"description": "Pending: an approver must decide"}})
+async def create_call(ctx: ContextDep, principal: CallerDep, data: CallCreate, response: Response) -> CallOut:
     """Call a tool. 200 with the result when it ran (or its arguments were invalid: ``status``
-    ``invalid``, the result an error result naming the field); 202 when it waits for an approver."""
+    ``invalid``, the result an error result naming the field); 202 when it waits for an approver.
+    The tool's ``securitySchemes`` are enforced as on ``/mcp``: 401 without a token (unless the tool
+    is ``noauth``), 403 naming the OAuth scopes the token lacks."""
     call = await calls.service(ctx).submit(principal, data)
     if call.status is CallStatus.PENDING:
         response.status_code = 202

@@ -6,12 +6,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from toolvet.api.deps import ContextDep, PrincipalDep
+from toolvet.api.deps import CallerDep, ContextDep, PrincipalDep
 from toolvet.schemas.policy import AiMCPItem, DecideIn, DecisionOut, catalog_json
 from toolvet.services import catalog as catalog_service
 from toolvet.services import preferences
 from toolvet.services.catalog import View
 
+open_router = APIRouter(tags=["catalog"])  # without the token check: see api.routes
 router = APIRouter(tags=["catalog"])
 
 
@@ -29,8 +30,9 @@ def catalog(
     )
 
 
-@router.post("/decide")
-def decide(ctx: ContextDep, principal: PrincipalDep, data: DecideIn) -> DecisionOut:
+@open_router.post("/decide")
+def decide(ctx: ContextDep, principal: CallerDep, data: DecideIn) -> DecisionOut:
     """Whether the tool runs without a dialog for the user in the scope, is refused, or is asked about,
-    with every reason."""
+    with every reason: what a call with this request's token would get (refused, naming the OAuth
+    scopes it lacks, when it does not satisfy the tool's ``securitySchemes``)."""
     return preferences.decide_for(ctx, principal, data.user, data.scope, data.server_type, data.tool_name)
