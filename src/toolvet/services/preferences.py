@@ -322,5 +322,6 @@ def decide_for(
     if facts.scope.source != scope:
         context.append(f"scope {scope!r} has no entry of its own: it reads {DEFAULT_SCOPE!r}")
     return DecisionOut(
-        auto_allow=decision.auto_allow, refused=decision.refused, reasons=[*context, *decision.reasons]
+        auto_allow=decision.auto_allow, refused=decision.refused, reasons=[*context, *decision.reasons],
+        approval=decision.approval,
     )
