@@ -146,3 +146,16 @@ async def test_an_operator_floor_call_never_asks_its_user_by_elicitation(ctx, ad
             answered = await service.submit(ALICE, CallCreate(**CALL), elicit=elicit)
     assert pending.status is CallStatus.PENDING and asked == [answered.id]
     assert answered.status is CallStatus.DONE and answered.decided_by == "user:alice"
+
+
+async def test_raising_the_floor_to_operator_holds_calls_already_pending(ctx, admin, operator):
+    with modern_http_server() as up:
+        await registered(ctx, admin, up.url)
+        async with CallService(ctx) as service:
+            pending = await service.submit(ALICE, CallCreate(**CALL))
+            assert pending.approval == "user"
+            servers.update_server(ctx, admin, "up", {"approval": "operator"})
+            with pytest.raises(Forbidden, match="approval floor is operator"):
+                await service.approve(ALICE, pending.id)
+            approved = await service.approve(operator, pending.id)
+    assert approved.status is CallStatus.DONE and approved.decided_by == operator.actor

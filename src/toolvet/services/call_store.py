@@ -10,10 +10,11 @@ import logging
 from typing import Any
 
 from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
 
-from toolvet.db.models import PendingCall
+from toolvet.db.models import PendingCall, Server, Tool, ToolSettings
 from toolvet.db.types import utcnow
-from toolvet.domain.policy import ApprovalFloor
+from toolvet.domain.policy import ApprovalFloor, stricter
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound
 from toolvet.schemas.calls import CallOut, CallStatus
 from toolvet.schemas.common import Page
@@ -73,7 +74,9 @@ def decide_pending(ctx: Context, principal: Principal, call_id: str, status: Cal
         if row is None:
             raise NotFound(f"call {call_id} not found")
         if status is CallStatus.APPROVED:
-            may_approve(principal, row.user, row.scope, ApprovalFloor(row.approval))
+            # The floor the call was decided under, or the tool's now if an operator raised it since.
+            may_approve(principal, row.user, row.scope,
+                        stricter(row.approval, current_floor(session, row.server_type, row.tool_name)))
         else:
             may_approve(principal, row.user, row.scope)  # denying runs nothing: the floor does not apply
         if row.status == CallStatus.PENDING and row.expires_at is not None and row.expires_at <= now:
@@ -93,6 +96,16 @@ def decide_pending(ctx: Context, principal: Principal, call_id: str, status: Cal
         audit.record(session, principal, action, "tool", f"tool:{row.server_type}/{row.tool_name}",
                      None, audit_view(out))
         return out
+
+
+def current_floor(session: Session, server: str, tool: str) -> ApprovalFloor:
+    """The approval floor that applies to the tool now (``user`` for one that is gone, and host tools)."""
+    row = session.execute(
+        select(Server.approval, ToolSettings.approval)
+        .select_from(Tool).join(Server, Tool.server_id == Server.id).join(ToolSettings, ToolSettings.tool_id == Tool.id)
+        .where(Server.name == server, Tool.name == tool)
+    ).one_or_none()
+    return ApprovalFloor.USER if row is None else stricter(*row)
 
 
 def finish(ctx: Context, call: CallOut) -> None:
