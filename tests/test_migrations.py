@@ -169,3 +169,67 @@ def test_0007_adds_the_tool_sets_table_which_keeps_members_verbatim_and_goes_aga
         assert "tool_sets" in sa.inspect(engine).get_table_names()
     finally:
         engine.dispose()
+
+
+# --- 0008: the approval floor ------------------------------------------------------------------------
+
+_OLD_SETTINGS = sa.table("tool_settings", *(sa.column(c) for c in ("tool_id", "enabled", "writable")))
+_OLD_CALLS = sa.table(
+    "calls", *(sa.column(c) for c in ("id", "user", "scope", "server_type", "tool_name", "fingerprint", "status",
+                                      "auto_allow", "allow_always")),
+    *(sa.column(c, sa.JSON) for c in ("arguments", "reasons")), sa.column("created_at", UTCDateTime()),
+)
+
+
+def _approval_columns(engine: sa.Engine) -> dict[str, dict[str, Any]]:
+    inspector = sa.inspect(engine)
+    return {table: column for table in ("servers", "tool_settings", "calls")
+            for column in inspector.get_columns(table) if column["name"] == "approval"}
+
+
+def test_0008_adds_the_approval_floor_in_place_keeping_every_tool_and_its_settings(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0007")
+        tools = [_old_tool(1, "kept", True, False, True), _old_tool(2, "also", False, True, False)]
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [{
+                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
+                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
+                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
+                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            claims = [{k: v for k, v in t.items() if k in (*_CLAIM, *_JSON, *_TIMES)} for t in tools]
+            conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
+                                            *(sa.column(c, sa.JSON) for c in _JSON))), claims)
+            conn.execute(sa.insert(_OLD_SETTINGS), [{"tool_id": t["id"], "enabled": t["enabled"],
+                                                     "writable": t["writable"]} for t in tools])
+            conn.execute(sa.insert(_OLD_CALLS), [{
+                "id": "c1", "user": "alice", "scope": "default", "server_type": "up", "tool_name": "kept",
+                "fingerprint": "sha256:f1", "status": "pending", "auto_allow": False, "allow_always": False,
+                "arguments": {}, "reasons": [], "created_at": _AT}])
+        assert _approval_columns(engine) == {}
+
+        upgrade(engine, "0008")
+
+        assert set(_approval_columns(engine)) == {"servers", "tool_settings", "calls"}
+        with engine.connect() as conn:
+            floors = [conn.execute(sa.text(f"SELECT approval FROM {table}")).scalars().all()
+                      for table in ("servers", "tool_settings", "calls")]
+            settings = conn.execute(sa.select(ToolSettings.tool_id, ToolSettings.enabled, ToolSettings.writable)
+                                    .order_by(ToolSettings.tool_id)).all()
+            names = conn.execute(sa.select(Tool.name).order_by(Tool.id)).scalars().all()
+        # Every existing row gets the default floor, and nothing was rebuilt away (no cascade ran).
+        assert floors == [["user"], ["user", "user"], ["user"]]
+        assert [tuple(r) for r in settings] == [(1, True, False), (2, False, True)]
+        assert names == ["kept", "also"]
+
+        _downgrade(engine, "0007")
+
+        assert current_revision(engine) == "0007" and _approval_columns(engine) == {}
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(sa.func.count()).select_from(_OLD_SETTINGS)).scalar() == 2
+            assert conn.execute(sa.select(sa.func.count()).select_from(_OLD_CALLS)).scalar() == 1
+        upgrade(engine)
+        assert set(_approval_columns(engine)) == {"servers", "tool_settings", "calls"}
+    finally:
+        engine.dispose()

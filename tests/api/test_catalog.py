@@ -74,6 +74,17 @@ async def test_require_approval_is_false_exactly_when_reviewed_read_only(
     assert "requireApproval" not in (await catalog(client, as_alice))["hand/search"]
 
 
+@pytest.mark.parametrize(("route", "floor"), [("/api/v1/servers/hand/tools/search", "always"),
+                                              ("/api/v1/servers/hand", "operator")])
+async def test_no_descriptor_says_require_approval_false_under_an_approval_floor(
+    registry: Context, client: httpx2.AsyncClient, as_alice: Headers, as_operator: Headers, route: str, floor: str
+) -> None:
+    assert (await catalog(client, as_alice))["hand/search"]["requireApproval"] is False
+    response = await client.patch(route, json={"approval": floor}, headers=as_operator)
+    assert response.status_code == 200, response.text
+    assert "requireApproval" not in (await catalog(client, as_alice))["hand/search"]
+
+
 async def test_the_model_view_drops_disabled_and_app_only_tools_and_annotations(
     registry: Context, client: httpx2.AsyncClient, as_alice: Headers
 ) -> None:

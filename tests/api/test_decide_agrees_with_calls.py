@@ -7,7 +7,8 @@ The registry: two manual servers reached at one real SDK upstream on loopback (`
 tools and does not trust annotations, ``trusty`` trusts them and holds nothing) and a disabled one;
 tools reviewed, unreviewed and changed after review, writable or not, annotated read-only, destructive
 or not at all, one disabled; the host tools; users in each permission mode; scopes with their own
-disabled maps and always-allow entries (current and stale fingerprints), and one reading ``default``.
+disabled maps and always-allow entries (current and stale fingerprints), and one reading ``default``;
+a server under the approval floor ``always`` with one of its tools raised to ``operator``.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ HOST_ARGUMENTS: dict[str, dict[str, Any]] = {
 ADDRESSES = [
     *((server, name) for server in ("plain", "trusty") for name in TOOLS),
     ("off", "read"),
+    *(("floored", name) for name in ("read", "wipe")),
     *(("toolvet", name) for name in HOST_ARGUMENTS),
 ]
 USERS = {"asker": "ask", "allower": "allow", "auto-user": None}  # auto-user never chose: auto
@@ -100,6 +102,14 @@ def build_registry(ctx: Context, admin: Principal, url: str) -> None:
                                             "annotations": TOOLS["read"][0]})
     review.review_tool(ctx, admin, "off", "read")
     servers.update_server(ctx, admin, "off", {"enabled": False})
+    servers.create_server(ctx, admin, {"name": "floored", "url": url, "discovery": "manual", "approval": "always"})
+    for name in ("read", "wipe"):
+        annotated, writable = TOOLS[name][:2]
+        tools.register_tool(ctx, admin, "floored", {"name": name, "description": name, "input_schema": OBJECT,
+                                                    "annotations": annotated, "writable": writable})
+        review.review_tool(ctx, admin, "floored", name)
+        preferences.add_always_allow(ctx, admin, "room", "floored", name)  # no entry lowers a floor
+    tools.update_tool(ctx, admin, "floored", "wipe", {"approval": "operator"})
     for user, mode in USERS.items():
         if mode is not None:
             preferences.set_permission_mode(ctx, admin, user, mode)
@@ -183,6 +193,7 @@ async def test_every_decision_is_what_the_call_does(
             assert decision["reasons"][-len(reasons):] == reasons, where
             if did != "refused":
                 assert answer["auto_allow"] is decision["autoAllow"], where
+                assert answer["approval"] == decision["approval"], where
             if did == "ran" and server != "toolvet":
                 ran_upstream += 1
             outcomes[user, scope, server, tool] = did
@@ -191,8 +202,10 @@ async def test_every_decision_is_what_the_call_does(
     # The registry is varied enough for the comparison to mean something: every outcome for every mode,
     # and a few decisions whose rule is known.
     for user in USERS:
-        assert {did for (u, *_), did in outcomes.items() if u == user} == {"ran", "pending", "refused"} - (
-            {"pending"} if user == "allower" else set()), user
+        assert {did for (u, *_), did in outcomes.items() if u == user} == {"ran", "pending", "refused"}, user
+    # Mode allow asks only under an approval floor.
+    assert {(s, t) for (u, _, s, t), did in outcomes.items() if u == "allower" and did == "pending"} == {
+        ("floored", "read"), ("floored", "wipe")}
     expected = {
         ("auto-user", "lobby", "plain", "readish"): "refused",  # lobby reads default's disabled map
         ("auto-user", "room", "plain", "readish"): "pending",  # room's own map does not list it
@@ -209,6 +222,9 @@ async def test_every_decision_is_what_the_call_does(
         ("auto-user", "default", "toolvet", "list_tools"): "ran",  # requireApproval false
         ("auto-user", "default", "toolvet", "discover_server"): "pending",
         ("allower", "room", "toolvet", "discover_server"): "refused",  # room disables it
+        ("allower", "room", "floored", "read"): "pending",  # floor always: mode and entry do not skip it
+        ("auto-user", "default", "floored", "read"): "pending",  # even reviewed read-only
+        ("asker", "room", "floored", "wipe"): "pending",  # the tool's own floor, operator
     }
     assert {key: outcomes[key] for key in expected} == expected
 

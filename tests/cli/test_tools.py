@@ -113,7 +113,7 @@ def test_tool_set_changes_enabled_and_writable(hand: Toolvet, service: Context, 
     )
     assert shown == tools.get_tool(service, admin, "hand", "search").model_dump(mode="json")
     assert hand.ok("tool", "set", "hand/search", "--enabled", "--writable").stdout == (
-        "updated tool hand/search: enabled=True writable=True offered=True\n"
+        "updated tool hand/search: enabled=True writable=True approval=user (effective user) offered=True\n"
     )
 
 
@@ -162,10 +162,11 @@ def test_tool_list_table_shows_the_columns_an_operator_decides_by(hand: Toolvet)
     )
     hand.ok("tool", "add", "hand", "--name", "plain", "--input-schema", OBJECT_SCHEMA)
     lines = hand.ok("tool", "list").stdout.splitlines()
-    assert lines[0].split() == ["TOOL", "ENABLED", "WRITABLE", "CLAIM", "REVIEW", "OFFERED", "FINDINGS"]
+    assert lines[0].split() == ["TOOL", "ENABLED", "WRITABLE", "APPROVAL", "CLAIM", "REVIEW", "OFFERED",
+                                "FINDINGS"]
     rows = {line.split()[0]: line.split()[1:] for line in lines[2:-1]}
-    assert rows["hand/search"] == ["yes", "yes", "read-only", "unreviewed", "yes", "0"]
-    assert rows["hand/write"][2] == "writes" and rows["hand/plain"][2] == "—"
+    assert rows["hand/search"] == ["yes", "yes", "user", "read-only", "unreviewed", "yes", "0"]
+    assert rows["hand/write"][3] == "writes" and rows["hand/plain"][3] == "—"
     assert lines[-1] == "1-3 of 3 tools"
 
 
@@ -273,3 +274,36 @@ def test_a_server_can_hold_its_flagged_tools(hand: Toolvet) -> None:
     assert hand.json("tool", "show", "hand/bad")["offered"] is True
     hand.ok("server", "add", "held", "--url", "http://127.0.0.1:9/mcp", "--manual", "--hold-flagged")
     assert hand.json("server", "show", "held")["hold_flagged_tools"] is True
+
+
+def test_the_approval_floor_is_set_and_shown_on_tools_and_servers_and_the_stricter_applies(hand: Toolvet) -> None:
+    shown = hand.json("tool", "show", "hand/search")
+    assert (shown["approval"], shown["effective_approval"]) == ("user", "user")
+    shown = hand.json("tool", "set", "hand/search", "--approval", "always")
+    assert (shown["approval"], shown["effective_approval"]) == ("always", "always")
+    assert hand.json("server", "set", "hand", "--approval", "operator")["approval"] == "operator"
+    shown = hand.json("tool", "show", "hand/search")
+    assert (shown["approval"], shown["effective_approval"]) == ("always", "operator")
+    rows = {line.split()[0]: line.split()[1:] for line in hand.ok("tool", "list").stdout.splitlines()[2:-1]}
+    assert rows["hand/search"][2] == "operator"
+    assert hand.ok("server", "list").stdout.splitlines()[0].split()[5] == "APPROVAL"
+    # Lowering the server's floor leaves the tool's own.
+    hand.ok("server", "set", "hand", "--approval", "user")
+    assert hand.json("tool", "show", "hand/search")["effective_approval"] == "always"
+    hand.ok("server", "add", "strict", "--url", "http://127.0.0.1:9/mcp", "--manual", "--approval", "operator")
+    assert hand.json("server", "show", "strict")["approval"] == "operator"
+    hand.ok("tool", "add", "strict", "--name", "t", "--input-schema", OBJECT_SCHEMA, "--approval", "always")
+    assert hand.json("tool", "show", "strict/t")["effective_approval"] == "operator"
+
+
+def test_an_unknown_approval_floor_is_refused_by_name(hand: Toolvet) -> None:
+    refused = hand("tool", "set", "hand/search", "--approval", "lenient")
+    assert refused.exit_code == 2
+    assert "'--approval'" in refused.stderr and "'lenient' is not one of" in refused.stderr
+    assert hand.json("tool", "show", "hand/search")["approval"] == "user"
+
+
+def test_toolvet_check_names_the_floor_among_its_reasons(hand: Toolvet) -> None:
+    hand.ok("tool", "set", "hand/search", "--approval", "operator")
+    out = hand.ok("check", "--user", "alice", "hand/search").stdout
+    assert "approval floor operator" in out and "only an operator or an admin may approve it" in out

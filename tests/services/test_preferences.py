@@ -262,7 +262,8 @@ def test_toolvet_check_shows_the_decision_and_every_reason(
     assert decision == preferences.decide_for(
         registry, admin, "alice", "default", "hand", "write"
     ).model_dump(mode="json")
-    assert set(decision) == {"autoAllow", "refused", "reasons"} and decision["autoAllow"] is False
+    assert set(decision) == {"autoAllow", "refused", "reasons", "approval"} and decision["autoAllow"] is False
+    assert decision["approval"] == "user"
     host = runner.invoke(cli_app, ["check", "--user", "alice", "toolvet/list_servers"])
     assert host.exit_code == 0, host.stderr
     assert host.stdout.splitlines()[0] == "toolvet/list_servers for user alice in scope default: runs without a dialog"

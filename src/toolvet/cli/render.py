@@ -156,7 +156,7 @@ def show_change(obj: BaseModel, as_json: bool, message: str) -> None:
 
 # Rows for each kind of object.
 
-SERVER_HEADERS = ("NAME", "TRANSPORT", "ENDPOINT", "ENABLED", "DISCOVERY", "LAST DISCOVERY", "TOOLS")
+SERVER_HEADERS = ("NAME", "TRANSPORT", "ENDPOINT", "ENABLED", "DISCOVERY", "APPROVAL", "LAST DISCOVERY", "TOOLS")
 
 
 def endpoint(server: ServerOut) -> str:
@@ -179,6 +179,7 @@ def server_row(server: ServerOut) -> Sequence[Any]:
         endpoint(server),
         server.enabled,
         server.discovery,
+        server.approval,
         last_discovery(server),
         server.tool_count,
     )
@@ -213,7 +214,7 @@ def tool_set_row(tool_set: ToolSetOut) -> Sequence[Any]:
     )
 
 
-TOOL_HEADERS = ("TOOL", "ENABLED", "WRITABLE", "CLAIM", "REVIEW", "OFFERED", "FINDINGS")
+TOOL_HEADERS = ("TOOL", "ENABLED", "WRITABLE", "APPROVAL", "CLAIM", "REVIEW", "OFFERED", "FINDINGS")
 
 
 def read_only_claim(tool: ToolOut) -> str:
@@ -239,6 +240,7 @@ def tool_row(tool: ToolOut) -> Sequence[Any]:
         f"{tool.server}/{tool.name}",
         tool.enabled,
         tool.writable,
+        tool.effective_approval,
         read_only_claim(tool),
         tool.review_state,
         tool.offered,

@@ -9,8 +9,13 @@ import typer
 from toolvet.cli import parsing, render
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import confirm_or_refuse, local
+from toolvet.domain.policy import ApprovalFloor
 from toolvet.errors import InvalidInput
 from toolvet.services import servers
+
+APPROVAL_HELP = ("Approval floor for every tool of the server: user (the user's mode and lists decide), "
+                 "always (every call asks), operator (every call asks; only an operator or admin approves).")
+ApprovalOpt = Annotated[ApprovalFloor, typer.Option("--approval", help=APPROVAL_HELP)]
 
 server_app = typer.Typer(
     help="Register, inspect, change and remove upstream MCP servers.", no_args_is_help=True
@@ -104,6 +109,7 @@ def add(
         typer.Option("--remove-stale", help="Delete tools the server stops listing (default: retire them)."),
     ] = False,
     disabled: Annotated[bool, typer.Option("--disabled", help="Register the server disabled.")] = False,
+    approval: ApprovalOpt = ApprovalFloor.USER,
     as_json: JsonOption = False,
 ) -> None:
     """Register a server: an HTTP one with --url, or a stdio one with --command."""
@@ -117,6 +123,7 @@ def add(
         "hold_changed_tools": not no_hold_changed,
         "hold_flagged_tools": hold_flagged,
         "remove_stale": remove_stale,
+        "approval": approval.value,
     }
     with local() as (ctx, me):
         out = servers.create_server(ctx, me, data)
@@ -198,6 +205,7 @@ def set_(
             "--new-tools-enabled/--new-tools-disabled", help="Whether newly discovered tools start enabled."
         ),
     ] = None,
+    approval: Annotated[ApprovalFloor | None, typer.Option("--approval", help=APPROVAL_HELP)] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Change the options given; everything else is left as it is."""
@@ -210,6 +218,8 @@ def set_(
     _flag(hold_flagged, "hold_flagged_tools", patch)
     _flag(remove_stale, "remove_stale", patch)
     _flag(new_tools_enabled, "new_tools_enabled", patch)
+    if approval is not None:
+        patch["approval"] = approval.value
     if not patch:
         raise InvalidInput("nothing to change: give at least one option (see --help)", "options")
     with local() as (ctx, me):

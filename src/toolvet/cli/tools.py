@@ -14,7 +14,7 @@ import typer
 from toolvet.cli import diff, parsing, render
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import confirm_or_refuse, local
-from toolvet.domain.policy import ReviewState
+from toolvet.domain.policy import ApprovalFloor, ReviewState
 from toolvet.errors import InvalidInput
 from toolvet.services import review, tools
 from toolvet.services.tools import split_address
@@ -29,6 +29,10 @@ class FindingSeverity(StrEnum):
     WARNING = "warning"
     HIGH = "high"
 
+
+APPROVAL_HELP = ("Approval floor for this tool: user (the user's mode and lists decide), always (every call "
+                 "asks), operator (every call asks; only an operator or admin approves). Its server's floor "
+                 "applies when stricter.")
 
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
@@ -119,6 +123,7 @@ def set_(
             "--writable/--read-only", help="Whether the tool may change things (an operator's decision)."
         ),
     ] = None,
+    approval: Annotated[ApprovalFloor | None, typer.Option("--approval", help=APPROVAL_HELP)] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Set the operator's flags on a tool."""
@@ -128,9 +133,11 @@ def set_(
         patch["enabled"] = enabled
     if writable is not None:
         patch["writable"] = writable
+    if approval is not None:
+        patch["approval"] = approval.value
     if not patch:
         raise InvalidInput(
-            "nothing to change: give --enabled/--disabled or --writable/--read-only", "options"
+            "nothing to change: give --enabled/--disabled, --writable/--read-only or --approval", "options"
         )
     with local() as (ctx, me):
         out = tools.update_tool(ctx, me, server, name, patch)
@@ -138,7 +145,8 @@ def set_(
         out,
         as_json,
         f"updated tool {out.server}/{out.name}: enabled={out.enabled} "
-        f"writable={out.writable} offered={out.offered}",
+        f"writable={out.writable} approval={out.approval.value} (effective {out.effective_approval.value}) "
+        f"offered={out.offered}",
     )
 
 
@@ -166,6 +174,7 @@ def add(
         bool | None, typer.Option("--enabled/--disabled", help="Default: the server's new-tools setting.")
     ] = None,
     read_only: Annotated[bool, typer.Option("--read-only", help="Register it as not writable.")] = False,
+    approval: Annotated[ApprovalFloor, typer.Option("--approval", help=APPROVAL_HELP)] = ApprovalFloor.USER,
     as_json: JsonOption = False,
 ) -> None:
     """Register a tool by hand on a manual server."""
@@ -178,6 +187,7 @@ def add(
         "annotations": parsing.json_document(annotations, "--annotations"),
         "enabled": enabled,
         "writable": not read_only,
+        "approval": approval.value,
     }
     with local() as (ctx, me):
         out = tools.register_tool(ctx, me, server, data)

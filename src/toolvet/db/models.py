@@ -41,6 +41,8 @@ class Server(Base):
     # Off by default: findings decide nothing unless an operator asks (SPEC §4.4).
     hold_flagged_tools: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     remove_stale: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The operator's approval floor for every tool of this server (domain.policy.ApprovalFloor).
+    approval: Mapped[str] = mapped_column(String(10), default="user", server_default="user")
     # Discovery-owned.
     last_discovery_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     last_discovery_status: Mapped[str | None] = mapped_column(String(12))
@@ -107,6 +109,9 @@ class ToolSettings(Base):
     tool_id: Mapped[int] = mapped_column(ForeignKey("tools.id", ondelete="CASCADE"), primary_key=True)
     enabled: Mapped[bool] = mapped_column(Boolean)
     writable: Mapped[bool] = mapped_column(Boolean, default=True)
+    # The operator's approval floor for this tool; the stricter of it and its server's applies. A
+    # database default only: discovery's insert of a new tool's settings never names this column.
+    approval: Mapped[str] = mapped_column(String(10), server_default="user")
 
 
 class ToolReview(Base):
@@ -272,6 +277,8 @@ class PendingCall(Base):
     decided_by: Mapped[str | None] = mapped_column(Text)
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     allow_always: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The approval floor the call was decided under: ``operator`` means no consumer token approves it.
+    approval: Mapped[str] = mapped_column(String(10), default="user", server_default="user")
     result: Mapped[dict[str, Any] | None] = mapped_column(Json)
     error: Mapped[str | None] = mapped_column(Text)
 

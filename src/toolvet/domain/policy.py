@@ -57,6 +57,28 @@ class PermissionMode(StrEnum):
 DEFAULT_MODE = PermissionMode.AUTO
 
 
+class ApprovalFloor(StrEnum):
+    """An operator's floor under the users' choices, set on a server and on a tool.
+
+    ``user``: the user's permission mode and the scope's lists decide. ``always``: every call asks,
+    whatever the mode or the always-allow list. ``operator``: every call asks, and only an operator or
+    an admin may approve it (never the call's own consumer token, so never its user by elicitation).
+    """
+
+    USER = "user"
+    ALWAYS = "always"
+    OPERATOR = "operator"
+
+
+_FLOOR_RANK = {ApprovalFloor.USER: 0, ApprovalFloor.ALWAYS: 1, ApprovalFloor.OPERATOR: 2}
+
+
+def stricter(*floors: ApprovalFloor | str) -> ApprovalFloor:
+    """The strictest of the floors given (a server's and its tool's): the one that applies."""
+    return max((ApprovalFloor(floor) for floor in floors), key=_FLOOR_RANK.__getitem__,
+               default=ApprovalFloor.USER)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolFacts:
     """What ``decide`` needs to know about one tool, read from the registry."""
@@ -72,6 +94,7 @@ class ToolFacts:
     annotations: Mapping[str, Any] | None
     require_approval: bool | None = None  # set (False) by host tools only; MCP tools leave it unset
     held_flagged: bool = False  # held_for_findings(...): a high finding on a server that holds flagged tools
+    approval: ApprovalFloor = ApprovalFloor.USER  # stricter(server's, tool's): the operator's floor
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +114,12 @@ class Decision:
     auto_allow: bool
     refused: bool
     reasons: tuple[str, ...]
+    approval: ApprovalFloor = ApprovalFloor.USER  # the floor the decision was made under
+
+    @property
+    def operator_only(self) -> bool:
+        """Only an operator or an admin may approve the call (not its own consumer, not by elicitation)."""
+        return self.approval is ApprovalFloor.OPERATOR
 
 
 class AllowIndex:
@@ -138,8 +167,14 @@ R_TRUSTED = "its server trusts annotations, which say readOnlyHint: true and des
 R_UNTRUSTED = "annotations decide nothing: its server is not marked trust_annotations"
 R_UNANNOTATED = "annotations do not say readOnlyHint: true (an unannotated tool asks)"
 R_DESTRUCTIVE = "annotations do not say destructiveHint: false (absent means destructive)"
+R_FLOOR_ALWAYS = ("approval floor always (set by an operator on the tool or its server): every call asks, "
+                  "whatever the permission mode or the always-allow list")
+R_FLOOR_OPERATOR = ("approval floor operator (set by an operator on the tool or its server): every call asks, "
+                    "and only an operator or an admin may approve it")
 R_RUNS = "runs without a dialog"
 R_ASKS = "asks: no rule skips the dialog"
+R_ASKS_FLOOR = "asks: the approval floor skips no dialog"
+_MODES = frozenset(PermissionMode)
 _NOT_REVIEWED = {state: R_NOT_REVIEWED.format(state=state.value) for state in ReviewState}
 
 
@@ -166,26 +201,35 @@ def decide(
     1. A tool that is not available (it or its server disabled), or held (its contract changed after
        review, on a server that holds changed tools; or it has a ``high`` finding, on a server that
        holds flagged tools, until reviewed), or listed in the scope's disabled map is refused.
-    2. Mode ``allow``: it runs.
-    3. Mode ``ask``: it runs only when an always-allow entry matches its current fingerprint.
-    4. Mode ``auto``: it runs when any of these holds, all of them weighed and given: it is a host tool
+    2. An approval floor of ``always`` or ``operator`` (the stricter of the tool's and its server's,
+       ``ToolFacts.approval``): it asks, whatever the mode or the always-allow list; the floor is the
+       reason. Under ``operator`` only an operator or an admin may approve it.
+    3. Mode ``allow``: it runs.
+    4. Mode ``ask``: it runs only when an always-allow entry matches its current fingerprint.
+    5. Mode ``auto``: it runs when any of these holds, all of them weighed and given: it is a host tool
        with ``requireApproval`` false; an always-allow entry matches; an operator reviewed it as
        read-only; its server trusts annotations that say read-only and not destructive.
+
+    Under floor ``user`` (the default) rules 3 to 5 decide and the floor adds no reason.
 
     Pass an ``AllowIndex`` built once per scope when deciding for many tools; any other iterable of
     entries is indexed on each call.
     """
     refusals = _refusals(tool, disabled)
     if refusals:
-        return Decision(False, True, refusals)
+        return Decision(False, True, refusals, tool.approval)
+    if mode not in _MODES:
+        raise ValueError(f"{mode!r} is not one of ask, auto, allow")
+    if tool.approval is ApprovalFloor.ALWAYS:
+        return Decision(False, False, (R_FLOOR_ALWAYS, R_ASKS_FLOOR), tool.approval)
+    if tool.approval is ApprovalFloor.OPERATOR:
+        return Decision(False, False, (R_FLOOR_OPERATOR, R_ASKS_FLOOR), tool.approval)
     if mode == PermissionMode.ALLOW:
         return Decision(True, False, (R_ALLOW, R_RUNS))
     index = always_allow if isinstance(always_allow, AllowIndex) else AllowIndex(always_allow)
     entry_matches, entry_reason = _entry_rule(tool, index)
     if mode == PermissionMode.ASK:
         return Decision(entry_matches, False, (R_ASK, entry_reason, R_RUNS if entry_matches else R_ASKS))
-    if mode != PermissionMode.AUTO:
-        raise ValueError(f"{mode!r} is not one of ask, auto, allow")
     host = tool.require_approval is False
     review_holds, review_reason = _review_rule(tool)
     annotations_hold, annotation_reason = _annotation_rule(tool)

@@ -43,6 +43,7 @@ from starlette.types import Receive, Scope, Send
 from toolvet import __version__
 from toolvet.cache import READ_TTL
 from toolvet.domain.names import HOST_SERVER
+from toolvet.domain.policy import ApprovalFloor
 from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError, UpstreamError
 from toolvet.gateway import outcomes
 from toolvet.gateway.access import AccessGate, TokenCache, principal_of
@@ -377,8 +378,9 @@ class Endpoint:
                 resume["requestState"] = upstream_state
         asks = modern and _can_elicit(ctx)
         elicit = None if modern else self._elicitation(ctx)
-        submit = partial(self.service.submit, principal, data, wait=0 if asks else self.ctx.settings.approval_wait,
-                         elicit=elicit, meta=_request_meta(ctx, self._level(ctx)), resume=resume)
+        submit = partial(self.service.submit, principal, data, wait=self.ctx.settings.approval_wait,
+                         elicit=elicit, asks_in_answer=asks, meta=_request_meta(ctx, self._level(ctx)),
+                         resume=resume)
         if modern and _can_answer_questions(ctx):
             # A 2026-07-28 client cannot be asked mid-call: the call runs in a task of this endpoint's,
             # and a question its upstream asks becomes an InputRequiredResult (gateway.conversation).
@@ -437,7 +439,7 @@ class Endpoint:
     def _render(
         self, name: str, call: CallOut, modern: bool, asks: bool
     ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
-        if asks and call.status is CallStatus.PENDING:
+        if asks and call.status is CallStatus.PENDING and call.approval is not ApprovalFloor.OPERATOR:
             # Ask the user in this call's answer; their client calls again with the response and this
             # state. The call is stored pending meanwhile, so an approver over REST may decide it too.
             form = types.ElicitRequestFormParams(message=outcomes.question(call),

@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 import mcp.types as types
 from pydantic import ValidationError
 
+from toolvet.domain.policy import ApprovalFloor
 from toolvet.schemas.calls import CallOut, CallStatus
 from toolvet.services.calls import error_result
 
@@ -59,11 +60,20 @@ def answer_of(result: types.ElicitResult) -> Answer:
     return "deny"
 
 
+def approvers(call: CallOut) -> str:
+    """Who may approve the call, in words (docs/policy.md, "Who approves a call")."""
+    if call.approval is ApprovalFloor.OPERATOR:
+        return ("only an operator or an admin may approve it (the tool's approval floor is operator; "
+                "the consumer token that made the call may not)")
+    return (f"the consumer token that made it (user {call.user}, scope {call.scope}) may approve it, "
+            "and so may an operator or an admin")
+
+
 def pending_text(call: CallOut) -> str:
-    """What the model is told about a call still waiting for an approver."""
+    """What the model is told about a call still waiting for an approver, naming who may approve it."""
     until = call.expires_at.isoformat() if call.expires_at else "it expires"
     return (
-        f"Call {call.id} to {call.server_type}/{call.tool_name} is waiting for an approver. "
+        f"Call {call.id} to {call.server_type}/{call.tool_name} is waiting for an approver: {approvers(call)}. "
         f"Approve it with POST /api/v1/calls/{call.id}/approve (or in the toolvet console) before {until}; "
         f"it then runs, and its result is at GET /api/v1/calls/{call.id}."
     )

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolvet.domain.policy import ApprovalFloor
+
 
 class CallStatus(StrEnum):
     PENDING = "pending"      # waiting for an approver
@@ -57,6 +59,10 @@ class CallOut(BaseModel):
     decided_by: str | None
     decided_at: datetime | None
     allow_always: bool
+    approval: ApprovalFloor = Field(
+        default=ApprovalFloor.USER,
+        description="The approval floor the call was decided under. operator: only an operator or an admin "
+        "may approve it, not the call's own consumer token.")
     result: dict[str, Any] | None
     error: str | None
 

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
-from toolvet.domain.policy import PermissionMode
+from toolvet.domain.policy import ApprovalFloor, PermissionMode
 
 
 class _Camel(BaseModel):
@@ -94,6 +94,9 @@ class DecisionOut(_Camel):
     auto_allow: bool
     refused: bool
     reasons: list[str]
+    approval: ApprovalFloor = Field(
+        default=ApprovalFloor.USER,
+        description="The operator's approval floor that applies (the stricter of the tool's and its server's).")
 
 
 class AiMCPItem(_Camel):

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from toolvet.domain.names import server_name_problem
+from toolvet.domain.policy import ApprovalFloor
 from toolvet.schemas.common import read_only_map, refuse_read_only
 
 
@@ -110,6 +111,10 @@ class _ServerFields(BaseModel):
     hold_flagged_tools: bool | None = Field(
         default=None, description="Hold tools with a high finding until reviewed, as changed contracts are held.")
     remove_stale: bool | None = None
+    approval: ApprovalFloor | None = Field(
+        default=None, description="Approval floor for every tool of the server. user (default): the user's mode "
+        "and lists decide; always: every call asks; operator: every call asks and only an operator or admin "
+        "may approve it. A tool's own floor may be stricter, never lower.")
 
     _check_url = field_validator("url")(classmethod(lambda cls, v: _check_url(v)))
     _check_headers = field_validator("headers")(classmethod(lambda cls, v: _check_headers(v)))
@@ -183,6 +188,7 @@ class ServerOut(BaseModel):
     hold_changed_tools: bool
     hold_flagged_tools: bool
     remove_stale: bool
+    approval: ApprovalFloor
     last_discovery_at: datetime | None
     last_discovery_status: str | None
     last_error: str | None

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from toolvet.domain.diff import ChangeKind
-from toolvet.domain.policy import ReviewState
+from toolvet.domain.policy import ApprovalFloor, ReviewState
 from toolvet.schemas.common import read_only_map, refuse_read_only
 
 #: Set by discovery; a person may set them only on a ``manual`` server.
@@ -17,7 +17,8 @@ TOOL_READ_ONLY = {
     **read_only_map("discovery", ("definition", "advertised_read_only", "definition_fingerprint",
                                   "first_seen_at", "last_seen_at", "retired_at", "findings")),
     **read_only_map("review (POST .../review)", ("reviewed_fingerprint", "reviewed_at", "reviewed_by")),
-    **read_only_map("the registry (derived)", ("is_available", "review_state", "offered", "server")),
+    **read_only_map("the registry (derived)", ("is_available", "review_state", "offered", "server",
+                                               "effective_approval")),
     "name": "the registry (a tool cannot be renamed; register a new one)",
 }
 
@@ -29,6 +30,9 @@ class ToolOut(BaseModel):
     name: str
     enabled: bool
     writable: bool
+    approval: ApprovalFloor = Field(description="The operator's approval floor set on this tool.")
+    effective_approval: ApprovalFloor = Field(
+        description="The floor that applies: the stricter of this tool's and its server's approval.")
     title: str | None
     description: str | None
     input_schema: dict[str, Any]
@@ -52,13 +56,16 @@ class ToolOut(BaseModel):
 
 
 class ToolPatch(BaseModel):
-    """What a person may change on a tool: ``enabled`` and ``writable``; on a ``manual`` server also
-    the claim fields (checked by the service, which knows the server)."""
+    """What a person may change on a tool: ``enabled``, ``writable`` and ``approval``; on a ``manual``
+    server also the claim fields (checked by the service, which knows the server)."""
 
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool | None = None
     writable: bool | None = None
+    approval: ApprovalFloor | None = Field(
+        default=None, description="user: the user's mode and lists decide; always: every call asks; "
+        "operator: every call asks and only an operator or admin may approve it.")
     title: str | None = None
     description: str | None = None
     input_schema: dict[str, Any] | None = None
@@ -88,6 +95,7 @@ class ToolRegistration(BaseModel):
     meta: dict[str, Any] | None = None
     enabled: bool | None = Field(default=None, description="Default: the server's new_tools_enabled.")
     writable: bool = True
+    approval: ApprovalFloor = ApprovalFloor.USER
 
     @model_validator(mode="before")
     @classmethod

@@ -10,9 +10,11 @@ import logging
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
 
-from toolvet.db.models import AuditEntry, PendingCall
+from toolvet.db.models import AuditEntry, PendingCall, Server, Tool, ToolSettings
 from toolvet.db.types import utcnow
+from toolvet.domain.policy import ApprovalFloor, stricter
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound
 from toolvet.schemas.calls import CallOut, CallStatus
 from toolvet.schemas.common import Page
@@ -71,7 +73,12 @@ def decide_pending(ctx: Context, principal: Principal, call_id: str, status: Cal
         row = session.get(PendingCall, call_id)
         if row is None:
             raise NotFound(f"call {call_id} not found")
-        may_approve(principal, row.user, row.scope)
+        if status is CallStatus.APPROVED:
+            # The floor the call was decided under, or the tool's now if an operator raised it since.
+            may_approve(principal, row.user, row.scope,
+                        stricter(row.approval, current_floor(session, row.server_type, row.tool_name)))
+        else:
+            may_approve(principal, row.user, row.scope)  # denying runs nothing: the floor does not apply
         if row.status == CallStatus.PENDING and row.expires_at is not None and row.expires_at <= now:
             session.execute(update(PendingCall).where(PendingCall.id == call_id, PendingCall.status == "pending")
                             .values(status=CallStatus.EXPIRED.value))
@@ -89,6 +96,16 @@ def decide_pending(ctx: Context, principal: Principal, call_id: str, status: Cal
         audit.record(session, principal, action, "tool", f"tool:{row.server_type}/{row.tool_name}",
                      None, audit_view(out))
         return out
+
+
+def current_floor(session: Session, server: str, tool: str) -> ApprovalFloor:
+    """The approval floor that applies to the tool now (``user`` for one that is gone, and host tools)."""
+    row = session.execute(
+        select(Server.approval, ToolSettings.approval)
+        .select_from(Tool).join(Server, Tool.server_id == Server.id).join(ToolSettings, ToolSettings.tool_id == Tool.id)
+        .where(Server.name == server, Tool.name == tool)
+    ).one_or_none()
+    return ApprovalFloor.USER if row is None else stricter(*row)
 
 
 def finish(ctx: Context, call: CallOut) -> None:
@@ -158,9 +175,14 @@ def may_see(principal: Principal, user: str, scope: str) -> None:
         principal.require(Permission.READ)
 
 
-def may_approve(principal: Principal, user: str, scope: str) -> None:
-    """The user a call is made for approves it through their consumer, or an operator does."""
+def may_approve(principal: Principal, user: str, scope: str,
+                approval: ApprovalFloor = ApprovalFloor.USER) -> None:
+    """Who may approve a call: the call's own consumer token (its user and scope), and operators and
+    admins; under the ``operator`` approval floor only operators and admins."""
     if principal.role is Role.CONSUMER:
+        if approval is ApprovalFloor.OPERATOR:
+            raise Forbidden("the tool's approval floor is operator: only an operator or an admin may approve "
+                            "this call, not its consumer token")
         if (principal.user, principal.scope) != (user, scope):
             raise Forbidden("a consumer token approves its own user's calls only")
     else:
@@ -172,7 +194,8 @@ def row_of(call: CallOut) -> dict[str, Any]:
             "tool_name": call.tool_name, "arguments": call.arguments, "fingerprint": call.fingerprint,
             "status": call.status.value, "auto_allow": call.auto_allow, "reasons": call.reasons,
             "created_at": call.created_at, "expires_at": call.expires_at, "decided_by": call.decided_by,
-            "decided_at": call.decided_at, "allow_always": call.allow_always, "result": call.result,
+            "decided_at": call.decided_at, "allow_always": call.allow_always, "approval": call.approval.value,
+            "result": call.result,
             "error": call.error}
 
 
@@ -181,7 +204,8 @@ def out_of(row: PendingCall) -> CallOut:
                    arguments=row.arguments, fingerprint=row.fingerprint, status=CallStatus(row.status),
                    auto_allow=row.auto_allow, reasons=list(row.reasons or []), created_at=row.created_at,
                    expires_at=row.expires_at, decided_by=row.decided_by, decided_at=row.decided_at,
-                   allow_always=row.allow_always, result=row.result, error=row.error)
+                   allow_always=row.allow_always, approval=ApprovalFloor(row.approval), result=row.result,
+                   error=row.error)
 
 
 def audit_view(call: CallOut) -> dict[str, Any]:

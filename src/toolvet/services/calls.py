@@ -221,7 +221,7 @@ class CallService:
         return data.user, data.scope or "default"
 
     async def submit(self, principal: Principal | None, data: CallCreate, *, wait: float = 0.0,
-                     elicit: Elicit | None = None, hooks: Hooks = NO_HOOKS,
+                     elicit: Elicit | None = None, asks_in_answer: bool = False, hooks: Hooks = NO_HOOKS,
                      meta: dict[str, Any] | None = None, resume: dict[str, Any] | None = None) -> CallOut:
         """Run a call through the policy: refused (raises Forbidden/NotFound), invalid, run, or pending.
 
@@ -230,7 +230,9 @@ class CallService:
         is checked against the tool's ``securitySchemes`` (``services.access``) before the policy runs.
 
         ``wait`` bounds how long to wait for an approver when the call is pending; ``elicit`` asks the
-        caller's user directly (MCP elicitation) and replaces the pending route when it answers. When
+        caller's user directly (MCP elicitation) and replaces the pending route when it answers;
+        ``asks_in_answer`` says the caller asks its user in its answer instead (so a pending call returns
+        at once). Neither applies under the ``operator`` approval floor: its user may not approve it. When
         the call runs in this request, ``meta`` (the client's ``_meta``: its progress token) goes
         upstream with it and what the upstream sends meanwhile goes to ``hooks``; ``resume`` carries a
         retry's ``inputResponses``/``requestState`` for an upstream that asked for input.
@@ -257,7 +259,7 @@ class CallService:
                        status=CallStatus.APPROVED, auto_allow=decision.auto_allow,
                        reasons=[granted, *decision.reasons] if granted else list(decision.reasons),
                        created_at=now, expires_at=None, decided_by=None, decided_at=None, allow_always=False,
-                       result=None, error=None)
+                       approval=decision.approval, result=None, error=None)
         validator = self.validator(snap.facts.fingerprint, "in", snap.input_schema)
         if not validator.is_valid(data.arguments):  # the errors are collected (and sorted) only when invalid
             problems = sorted(validator.iter_errors(data.arguments), key=lambda e: list(e.absolute_path))
@@ -269,6 +271,10 @@ class CallService:
         if decision.auto_allow:
             return await self._run(principal, call, snap, action="call.run", hooks=hooks, meta=meta,
                                    resume=resume)
+        if decision.operator_only:
+            elicit, asks_in_answer = None, False  # only an operator or an admin approves it: never its user
+        if asks_in_answer:
+            wait = 0.0
         if elicit is not None:
             answer = await elicit(call)
             if answer is not None:

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select
 
 from toolvet.db.models import Server, Tool
-from toolvet.domain.policy import ToolFacts, reviewed_read_only
+from toolvet.domain.policy import ApprovalFloor, ToolFacts, reviewed_read_only
 from toolvet.errors import InvalidInput
 from toolvet.schemas.policy import AiMCPItem
 from toolvet.services.auth import Principal
@@ -70,8 +70,8 @@ def catalog(
     """The offered tools as descriptors for ``scope`` (the token's, else ``default``), by server and name.
 
     ``enabled`` is false for a tool the scope's disabled map lists; ``requireApproval`` is false only
-    when an operator reviewed the tool as read-only, else absent. The model view drops disabled tools,
-    app-only tools and ``annotations``."""
+    when an operator reviewed the tool as read-only and set no approval floor over it, else absent.
+    The model view drops disabled tools, app-only tools and ``annotations``."""
     scope = scope or principal.scope or DEFAULT_SCOPE
     check_access(principal, scope=scope)
     model_view = parse_view(view) is View.MODEL
@@ -94,7 +94,8 @@ def catalog(
         enabled = not disables(facts.server_type, facts.name)
         if model_view and (not enabled or not visible_to_model(meta)):
             continue
-        read_only = reviewed_read_only(facts.writable, facts.review_state)
+        # Under an approval floor every call asks: no descriptor may tell the app it need not.
+        read_only = facts.approval is ApprovalFloor.USER and reviewed_read_only(facts.writable, facts.review_state)
         append(
             construct(
                 name=facts.name,

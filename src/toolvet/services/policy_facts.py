@@ -41,6 +41,7 @@ from toolvet.domain.policy import (
     held_for_findings,
     is_available,
     review_state,
+    stricter,
 )
 from toolvet.services.access import NEEDS_TOKEN, Requirement, requirement
 from toolvet.services.context import Context
@@ -66,6 +67,8 @@ FACT_COLUMNS: Final = (
     Server.trust_annotations,
     Server.hold_flagged_tools,
     Tool.findings,
+    Server.approval,
+    ToolSettings.approval,
 )
 _FACTS: Final = len(FACT_COLUMNS)
 
@@ -73,7 +76,7 @@ _FACTS: Final = len(FACT_COLUMNS)
 def facts_of(row: Sequence[Any]) -> ToolFacts:
     """The facts of a row that starts with :data:`FACT_COLUMNS`."""
     (server, name, fingerprint, annotations, enabled, writable, reviewed, server_enabled, hold,
-     trust, hold_flagged, findings) = row[:_FACTS]
+     trust, hold_flagged, findings, server_floor, tool_floor) = row[:_FACTS]
     state = review_state(reviewed, fingerprint)
     return ToolFacts(
         server_type=server,
@@ -86,6 +89,7 @@ def facts_of(row: Sequence[Any]) -> ToolFacts:
         trust_annotations=trust,
         annotations=annotations,
         held_flagged=held_for_findings(hold_flagged, state, findings or []),
+        approval=stricter(server_floor, tool_floor),
     )
 
 

@@ -348,5 +348,6 @@ def decide_for(
         context.append(granted)
     decision = facts.decide()
     return DecisionOut(
-        auto_allow=decision.auto_allow, refused=decision.refused, reasons=[*context, *decision.reasons]
+        auto_allow=decision.auto_allow, refused=decision.refused, reasons=[*context, *decision.reasons],
+        approval=decision.approval,
     )

@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from toolvet.db.models import Server, Tool
+from toolvet.domain.policy import ApprovalFloor
 from toolvet.errors import Conflict, InvalidInput, NotFound
 from toolvet.schemas.common import Page
 from toolvet.schemas.servers import (
@@ -70,7 +71,7 @@ def to_out(server: Server, tool_count: int) -> ServerOut:
         enabled=server.enabled, discovery=DiscoveryMode(server.discovery), trust_annotations=server.trust_annotations,
         new_tools_enabled=server.new_tools_enabled, hold_changed_tools=server.hold_changed_tools,
         hold_flagged_tools=server.hold_flagged_tools, remove_stale=server.remove_stale,
-        last_discovery_at=server.last_discovery_at,
+        approval=ApprovalFloor(server.approval), last_discovery_at=server.last_discovery_at,
         last_discovery_status=server.last_discovery_status, last_error=server.last_error,
         protocol_version=server.protocol_version, server_info=server.server_info,
         capabilities=server.capabilities, instructions=server.instructions, tool_count=tool_count,
@@ -124,6 +125,7 @@ def create_server(ctx: Context, principal: Principal, data: ServerCreate | dict[
         hold_changed_tools=True if data.hold_changed_tools is None else data.hold_changed_tools,
         hold_flagged_tools=bool(data.hold_flagged_tools),
         remove_stale=bool(data.remove_stale),
+        approval=(data.approval or ApprovalFloor.USER).value,
     )
     try:
         with ctx.db.transaction() as session:
@@ -180,6 +182,10 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
                 if changes[key] is None and key not in ("title", "cwd"):
                     raise InvalidInput("may not be null", key)
                 setattr(server, key, changes[key])
+        if "approval" in changes:
+            if changes["approval"] is None:
+                raise InvalidInput("may not be null", "approval")
+            server.approval = ApprovalFloor(changes["approval"]).value
         if "discovery" in changes and changes["discovery"] is not None:
             server.discovery = DiscoveryMode(changes["discovery"]).value
         if "args" in changes:

@@ -17,7 +17,15 @@ from toolvet.db.models import Server, Tool, ToolDefinition, ToolReview, ToolSett
 from toolvet.db.types import utcnow
 from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
 from toolvet.domain.findings import Severity, severity_rank, static_findings
-from toolvet.domain.policy import ReviewState, held_for_findings, is_available, offered, review_state
+from toolvet.domain.policy import (
+    ApprovalFloor,
+    ReviewState,
+    held_for_findings,
+    is_available,
+    offered,
+    review_state,
+    stricter,
+)
 from toolvet.errors import Conflict, InvalidInput, NotFound
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import CLAIM_FIELDS, ToolOut, ToolPatch, ToolRegistration, claim_fields_to_wire
@@ -50,6 +58,7 @@ def to_out(tool: Tool, server: Server) -> ToolOut:
     state = review_state(review.fingerprint if review else None, tool.definition_fingerprint)
     return ToolOut(
         server=server.name, name=tool.name, enabled=settings.enabled, writable=settings.writable,
+        approval=ApprovalFloor(settings.approval), effective_approval=stricter(server.approval, settings.approval),
         title=tool.title, description=tool.description, input_schema=tool.input_schema,
         output_schema=tool.output_schema, annotations=tool.annotations, icons=tool.icons, meta=tool.meta,
         definition=tool.definition, advertised_read_only=tool.advertised_read_only,
@@ -178,7 +187,7 @@ def remember_definition(session: Session, tool_id: int, claim: ToolClaim) -> Non
 def update_tool(
     ctx: Context, principal: Principal, server_name: str, name: str, patch: ToolPatch | dict[str, Any]
 ) -> ToolOut:
-    """Set ``enabled``/``writable`` (any server) or the claim fields (``manual`` servers only)."""
+    """Set ``enabled``/``writable``/``approval`` (any server) or the claim fields (``manual`` servers only)."""
     if isinstance(patch, dict):
         try:
             patch = ToolPatch.model_validate(patch)
@@ -198,6 +207,8 @@ def update_tool(
             raise InvalidInput("is read-only (owned by discovery; only tools of manual servers are edited by hand)",
                                field)
         settings = {k: changes[k] for k in SETTINGS_FIELDS & changes.keys()}
+        if "approval" in settings:
+            settings["approval"] = ApprovalFloor(settings["approval"]).value  # stored as its text on both databases
         # Column-targeted UPDATEs: fields nobody set here are not rewritten from a stale copy.
         if settings:
             session.execute(update(ToolSettings).where(ToolSettings.tool_id == tool.id).values(**settings))
@@ -238,7 +249,7 @@ def register_tool(
                     findings=static_findings(claim.definition), **_claim_values(claim))
         session.add(tool)
         session.flush()
-        session.add(ToolSettings(tool_id=tool.id, writable=data.writable,
+        session.add(ToolSettings(tool_id=tool.id, writable=data.writable, approval=data.approval.value,
                                  enabled=server.new_tools_enabled if data.enabled is None else data.enabled))
         session.flush()
         session.refresh(tool)

@@ -41,6 +41,8 @@ def parse_server_form(visit: Visit, *, new: bool) -> dict[str, Any]:
         data["name"] = visit.field("name").strip()
     data["transport"] = visit.field("transport") or "streamable-http"
     data["discovery"] = visit.field("discovery") or "auto"
+    if floor := visit.field("approval"):  # absent: left as it is (a form without it lowers nothing)
+        data["approval"] = floor
     for key in ("title", "url", "command", "cwd"):
         data[key] = visit.field(key).strip() or None
     data["args"] = [line.strip() for line in visit.field("args").splitlines() if line.strip()]

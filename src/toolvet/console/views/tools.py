@@ -107,11 +107,14 @@ async def tool_detail(visit: Visit) -> Response:
             return visit.redirect(
                 back, f"Reviewed {server}/{name}: its current definition is the approved one."
             )
-        patch = _switches(visit)
+        patch: dict[str, Any] = _switches(visit)
+        if floor := visit.field("approval"):
+            patch["approval"] = floor  # checked by the service (ToolPatch)
         if not patch:
             raise InvalidInput("nothing to change", "action")
         out = await visit.run(tools.update_tool, server, name, patch)
-        said = ", ".join(f"{k} {'on' if v else 'off'}" for k, v in patch.items())
+        said = ", ".join(f"approval floor {out.approval.value}" if k == "approval" else f"{k} {'on' if v else 'off'}"
+                         for k, v in patch.items())
         return visit.redirect(back, f"{out.server}/{out.name}: {said}.")
     tool = await visit.run(tools.get_tool, server, name)
     findings = [finding_view(tool.definition, f) for f in
