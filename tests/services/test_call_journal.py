@@ -55,3 +55,18 @@ def test_journalled_records_survive_their_process_and_are_moved_in_exactly_once(
         assert _counts(later) == (3, 3)
     finally:
         later.close()
+
+
+def test_a_live_processs_journal_is_left_to_it_and_taken_over_once_it_is_gone(tmp_path):
+    settings = Settings(home=tmp_path, database_url=f"sqlite:///{tmp_path}/toolvet.sqlite3",
+                        secret_key=Fernet.generate_key().decode())
+    ctx = Context.open(settings)
+    try:
+        alive, other = CallJournal(ctx), CallJournal(ctx)  # two processes sharing one home
+        alive.append([_record("d" * 32)])
+        assert other.recover() == 0 and alive.path.exists()  # its owner holds it: not taken
+        alive.close()  # the owner is gone (a killed process's lock goes with it)
+        assert other.recover() == 1 and not alive.path.exists()
+        assert _counts(ctx) == (1, 1)
+    finally:
+        ctx.close()

@@ -1,8 +1,11 @@
 """The call journal: a call's row and audit entry are written here before its answer is sent.
 
 Nothing answered is lost, and an answer does not wait for the database. Before a call is answered its
-records are appended to ``HOME/calls.journal`` (one JSON line each, one ``write`` to the file, which the
-kernel keeps however the process dies: the same durability as SQLite's WAL at ``synchronous=NORMAL``).
+records are appended to the process's own journal, ``HOME/calls.<pid>.<start>.journal`` (one JSON line
+each, one ``write`` to the file, which the kernel keeps however the process dies: the same durability
+as SQLite's WAL at ``synchronous=NORMAL``). Several processes may share a home: each holds an
+exclusive ``flock`` on its journal while it lives, so another process takes over a journal only once
+its owner is gone.
 The call service's writer then moves them into the database in batches, a fraction of a second
 later: it seals the journal (renames it to a segment of its own; new records go to a fresh file),
 commits the batch, and deletes the segment. A segment whose commit failed (a locked or unreachable
@@ -13,6 +16,7 @@ already there (same time, action, object and call) is not added twice.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -32,7 +36,8 @@ __all__ = ["CallJournal", "bounded_entries"]
 log = logging.getLogger("toolvet.calls")
 
 _DATETIME: Final = "$datetime"
-_SEGMENT: Final = "calls.journal.*.sealed"
+_SEGMENT: Final = "calls.*.sealed"
+_JOURNAL: Final = "calls.*.journal"
 
 Record = tuple[dict[str, Any] | None, dict[str, Any] | None]
 
@@ -60,29 +65,34 @@ class CallJournal:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.home = Path(ctx.settings.home)
-        self.path = self.home / "calls.journal"
+        self.stem = f"calls.{os.getpid()}.{time.time_ns()}"
+        self.path = self.home / f"{self.stem}.journal"
         self._fd: int | None = None
+        self._sealed = 0
 
     def append(self, records: list[Record]) -> None:
         """Write records to the journal (raises OSError when it cannot: the caller commits instead)."""
         text = "".join(json.dumps({"row": _encode(row), "entry": _encode(entry)}) + "\n" for row, entry in records)
         if self._fd is None:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # ours while we live (a new file: never taken)
+            self._fd = fd
         os.write(self._fd, text.encode())
 
     def seal(self) -> Path | None:
         """Close the journal as a segment of its own (None when it holds nothing); new records start a
         fresh journal."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
         try:
             if self.path.stat().st_size == 0:
                 return None
         except FileNotFoundError:
             return None
-        segment = self.home / f"calls.journal.{time.time_ns()}.sealed"
-        os.replace(self.path, segment)
+        self._sealed += 1
+        segment = self.home / f"{self.stem}.{self._sealed}.sealed"
+        os.replace(self.path, segment)  # renamed while still locked: no other process takes it meanwhile
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
         return segment
 
     def close(self) -> None:
@@ -97,7 +107,10 @@ class CallJournal:
     def move_in(self, segment: Path) -> int:
         """Move one segment's records into the database (idempotently) and delete it; how many were
         moved. A failure leaves the segment for the next try."""
-        records = [json.loads(line) for line in segment.read_text().splitlines() if line.strip()]
+        try:
+            records = [json.loads(line) for line in segment.read_text().splitlines() if line.strip()]
+        except FileNotFoundError:
+            return 0  # its owner moved it in and deleted it meanwhile
         try:
             with self.ctx.db.engine.begin() as conn:
                 for record in records:
@@ -114,9 +127,26 @@ class CallJournal:
         return len(records)
 
     def recover(self) -> int:
-        """At start: move in what an earlier process left (its journal and its segments)."""
-        self.seal()
-        return sum(self.move_in(segment) for segment in self.leftovers())
+        """Move in what processes that are gone left: their sealed segments, and every journal whose
+        owner no longer holds its lock (it died)."""
+        moved = 0
+        for journal in sorted(self.home.glob(_JOURNAL)):
+            if journal == self.path:
+                continue
+            try:
+                fd = os.open(journal, os.O_RDONLY)
+            except FileNotFoundError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue  # its process lives: it moves its own records in
+            try:
+                moved += self.move_in(journal)
+            finally:
+                os.close(fd)
+        return moved + sum(self.move_in(segment) for segment in self.leftovers())
 
 
 def _entry_exists(conn: Any, entry: dict[str, Any]) -> bool:
