@@ -106,3 +106,31 @@ def test_the_default_ttl_is_the_one_read_ttl():
 def test_a_cache_that_could_hold_nothing_is_refused(ttl, max_size):
     with pytest.raises(ValueError, match="positive ttl"):
         TtlCache(ttl=ttl, max_size=max_size)
+
+
+@pytest.mark.anyio
+async def test_a_loader_loads_a_key_once_for_every_caller_that_misses_it_together():
+    import anyio
+
+    from toolvet.cache import Loader
+
+    loads: list[str] = []
+    release = anyio.Event()
+
+    async def load(key: str) -> str:
+        loads.append(key)
+        await release.wait()
+        return key.upper()
+
+    loader: Loader[str, str] = Loader(load)
+    got: list[str] = []
+    async with anyio.create_task_group() as tg:
+        for _ in range(5):
+            tg.start_soon(lambda: _append(got, loader.get("a")))
+        await anyio.wait_all_tasks_blocked()
+        release.set()
+    assert got == ["A"] * 5 and loads == ["a"]
+
+
+async def _append(into: list[str], value) -> None:
+    into.append(await value)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from typing import Final, Generic, Literal, TypeVar
 
-__all__ = ["MISSING", "READ_TTL", "TtlCache"]
+import anyio
+
+__all__ = ["MISSING", "READ_TTL", "Loader", "TtlCache"]
 
 #: Seconds a cached registry read is served before it is read again (every cache of toolvet's).
 READ_TTL: Final = 1.0
@@ -83,3 +85,36 @@ class TtlCache(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+class Loader(Generic[K, V]):
+    """A :class:`TtlCache` filled by one async loader, one load per key at a time: callers that miss
+    the same key together wait for the one load in flight instead of each reading it again (at a
+    cache entry's expiry, every concurrent call misses at once)."""
+
+    def __init__(self, load: Callable[[K], Awaitable[V]], cache: TtlCache[K, V] | None = None) -> None:
+        self.load = load
+        self.cache: TtlCache[K, V] = cache if cache is not None else TtlCache()
+        self._loading: dict[K, anyio.Event] = {}
+
+    async def get(self, key: K) -> V:
+        while True:
+            hit = self.cache.get(key)
+            if hit is not MISSING:
+                return hit
+            loading = self._loading.get(key)
+            if loading is None:
+                break
+            await loading.wait()  # another caller's load: its value, once put
+        done = self._loading[key] = anyio.Event()
+        try:
+            return self.cache.put(key, await self.load(key))
+        finally:
+            del self._loading[key]
+            done.set()
+
+    def pop(self, key: K) -> None:
+        self.cache.pop(key)
+
+    def clear(self) -> None:
+        self.cache.clear()

@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
 from sqlalchemy import and_, insert, select
 
 from toolvet.db.models import AuditEntry, PendingCall
@@ -58,6 +59,29 @@ def _decode(value: Any) -> Any:
     return value
 
 
+#: The fields of a call row and of an audit entry that hold datetimes (orjson writes them as text).
+_ROW_TIMES: Final = ("created_at", "expires_at", "decided_at")
+_ENTRY_TIMES: Final = ("at",)
+
+
+def _line(row: dict[str, Any] | None, entry: dict[str, Any] | None) -> bytes:
+    """One journal line: orjson where it encodes the record (it writes datetimes as ISO text), else the
+    standard library with datetimes marked."""
+    try:
+        return orjson.dumps({"row": row, "entry": entry}) + b"\n"
+    except TypeError:
+        return (json.dumps({"row": _encode(row), "entry": _encode(entry)}) + "\n").encode()
+
+
+def _read(value: Any, times: tuple[str, ...]) -> Any:
+    value = _decode(value)
+    if isinstance(value, dict):
+        for key in times:
+            if isinstance(value.get(key), str):
+                value[key] = datetime.fromisoformat(value[key])
+    return value
+
+
 class CallJournal:
     """The journal of one toolvet home (see the module docstring). Appends and seals happen on the
     event loop (each one system call); moving segments in happens in a worker thread."""
@@ -72,12 +96,12 @@ class CallJournal:
 
     def append(self, records: list[Record]) -> None:
         """Write records to the journal (raises OSError when it cannot: the caller commits instead)."""
-        text = "".join(json.dumps({"row": _encode(row), "entry": _encode(entry)}) + "\n" for row, entry in records)
+        text = b"".join(_line(row, entry) for row, entry in records)
         if self._fd is None:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # ours while we live (a new file: never taken)
             self._fd = fd
-        os.write(self._fd, text.encode())
+        os.write(self._fd, text)
 
     def seal(self) -> Path | None:
         """Close the journal as a segment of its own (None when it holds nothing); new records start a
@@ -114,7 +138,7 @@ class CallJournal:
         try:
             with self.ctx.db.engine.begin() as conn:
                 for record in records:
-                    row, entry = _decode(record["row"]), _decode(record["entry"])
+                    row, entry = _read(record["row"], _ROW_TIMES), _read(record["entry"], _ENTRY_TIMES)
                     if row is not None and conn.scalar(select(PendingCall.id).where(
                             PendingCall.id == row["id"])) is None:
                         conn.execute(insert(PendingCall), [row])

@@ -26,7 +26,7 @@ import httpx2
 from jsonschema import Draft202012Validator
 from sqlalchemy import select
 
-from toolvet.cache import MISSING, READ_TTL, TtlCache
+from toolvet.cache import READ_TTL, Loader
 from toolvet.db.models import Server
 from toolvet.db.types import utcnow
 from toolvet.domain.names import HOST_SERVER as HOST_SERVER  # where the gateway has imported it from
@@ -98,9 +98,9 @@ class CallService:
     host_tools: dict[str, HostTool] = field(default_factory=dict)
     pool: UpstreamPool | None = None
     # What the registry said, for READ_TTL (changes made in this process drop the entries at once).
-    _tools: TtlCache[tuple[str, str], _Snapshot | None] = field(default_factory=TtlCache)
+    _tools: Loader[tuple[str, str], _Snapshot | None] = field(init=False)
     _policy: PolicyFactsCache = field(init=False)
-    _servers: TtlCache[str, tuple[Target | None, dict[str, Any] | None]] = field(default_factory=TtlCache)
+    _servers: Loader[str, tuple[Target | None, dict[str, Any] | None]] = field(init=False)
     _validators: dict[tuple[str, str], Draft202012Validator] = field(default_factory=dict)
     _waiters: dict[str, anyio.Event] = field(default_factory=dict)
     _audit: list[call_store.Record] = field(default_factory=list)
@@ -111,6 +111,8 @@ class CallService:
 
     def __post_init__(self) -> None:
         self._policy = PolicyFactsCache(self.ctx, READ_TTL)
+        self._tools = Loader(self._load_snapshot)
+        self._servers = Loader(self._load_server)
 
     async def __aenter__(self) -> CallService:
         s = self.ctx.settings
@@ -152,10 +154,10 @@ class CallService:
     async def _snapshot(self, server: str, tool: str) -> _Snapshot | None:
         """What a call of the tool needs to know, cached; a miss reads the registry in a worker thread,
         never on the event loop that serves every MCP session."""
-        if (hit := self._tools.get((server, tool))) is not MISSING:
-            return hit
-        snap = await anyio.to_thread.run_sync(self._read_snapshot, server, tool)
-        return self._tools.put((server, tool), snap)
+        return await self._tools.get((server, tool))
+
+    async def _load_snapshot(self, key: tuple[str, str]) -> _Snapshot | None:
+        return await anyio.to_thread.run_sync(self._read_snapshot, *key)
 
     def _read_snapshot(self, server_name: str, tool_name: str) -> _Snapshot | None:
         if server_name == HOST_SERVER and tool_name not in self.host_tools:
@@ -181,10 +183,10 @@ class CallService:
         return None if target is None else (capabilities or {})
 
     async def _server_row(self, server: str) -> tuple[Target | None, dict[str, Any] | None]:
-        if (hit := self._servers.get(server)) is not MISSING:
-            return hit
-        found = await anyio.to_thread.run_sync(self._read_server, server)
-        return self._servers.put(server, found)
+        return await self._servers.get(server)
+
+    async def _load_server(self, server: str) -> tuple[Target | None, dict[str, Any] | None]:
+        return await anyio.to_thread.run_sync(self._read_server, server)
 
     def _read_server(self, name: str) -> tuple[Target | None, dict[str, Any] | None]:
         with self.ctx.db.transaction() as session:

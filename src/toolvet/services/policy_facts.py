@@ -18,7 +18,6 @@ decision that is explained and obeyed.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -27,6 +26,7 @@ import anyio.to_thread
 from sqlalchemy import exists, or_, select
 from sqlalchemy.orm import Session
 
+from toolvet.cache import Loader, TtlCache
 from toolvet.db.models import AlwaysAllow, ScopeDisabled, Server, Tool, ToolReview, ToolSettings, UserPreference
 from toolvet.domain.names import HOST_SERVER
 from toolvet.domain.policy import (
@@ -280,37 +280,30 @@ class PolicyFactsCache:
 
     def __init__(self, ctx: Context, seconds: float) -> None:
         self.ctx = ctx
-        self.seconds = seconds
-        self._modes: dict[str, tuple[float, UserMode]] = {}
-        self._scopes: dict[str, tuple[float, ScopeLists]] = {}
+        self._modes: Loader[str, UserMode] = Loader(self._load_mode, TtlCache(seconds))
+        self._scopes: Loader[str, ScopeLists] = Loader(self._load_scope, TtlCache(seconds))
 
     def forget(self, scope: str | None = None) -> None:
         """Drop every cached read, or only ``scope``'s lists."""
         if scope is not None:
-            self._scopes.pop(scope, None)
+            self._scopes.pop(scope)
             return
         self._modes.clear()
         self._scopes.clear()
 
     async def mode(self, user: str) -> UserMode:
-        """The user's mode, cached."""
-        hit = self._modes.get(user)
-        now = time.monotonic()
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        found = await anyio.to_thread.run_sync(self._read_mode, user)
-        self._modes[user] = (now + self.seconds, found)
-        return found
+        """The user's mode, cached (one read at a time per user)."""
+        return await self._modes.get(user)
 
     async def scope(self, scope: str) -> ScopeLists:
-        """The scope's lists, cached."""
-        hit = self._scopes.get(scope)
-        now = time.monotonic()
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        found = await anyio.to_thread.run_sync(self._read_scope, scope)
-        self._scopes[scope] = (now + self.seconds, found)
-        return found
+        """The scope's lists, cached (one read at a time per scope)."""
+        return await self._scopes.get(scope)
+
+    async def _load_mode(self, user: str) -> UserMode:
+        return await anyio.to_thread.run_sync(self._read_mode, user)
+
+    async def _load_scope(self, scope: str) -> ScopeLists:
+        return await anyio.to_thread.run_sync(self._read_scope, scope)
 
     async def facts(self, user: str, scope: str, tool: ToolFacts) -> PolicyFacts:
         """The policy facts for ``user`` in ``scope`` about a tool whose facts the caller read."""
