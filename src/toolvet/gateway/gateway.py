@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
@@ -115,22 +115,19 @@ class Gateway:
 
     async def serve_server(self, scope: Scope, receive: Receive, send: Send) -> None:
         """``/mcp/servers/{name}``: the server's own endpoint, started on first use."""
-        name = str(scope.get("path_params", {}).get("name", ""))
-        try:
-            endpoint = await self._server_endpoint(name)
-        except LookupError as exc:
-            await _unknown(str(exc))(scope, receive, send)
-            return
-        if endpoint is None:
-            await _unavailable(scope, receive, send)
-            return
-        await endpoint.gate(scope, receive, send)
+        await self._serve_named(self._server_endpoint, scope, receive, send)
 
     async def serve_set(self, scope: Scope, receive: Receive, send: Send) -> None:
         """``/mcp/sets/{name}``: the tool set's own endpoint, started on first use."""
+        await self._serve_named(self._set_endpoint, scope, receive, send)
+
+    async def _serve_named(
+        self, find: Callable[[str], Awaitable[Endpoint | None]], scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """The endpoint ``find`` gives for the path's name: 404 naming an unknown one, 503 when not running."""
         name = str(scope.get("path_params", {}).get("name", ""))
         try:
-            endpoint = await self._set_endpoint(name)
+            endpoint = await find(name)
         except LookupError as exc:
             await _unknown(str(exc))(scope, receive, send)
             return
