@@ -13,6 +13,7 @@ disabled or now-manual server loses its one, and an edited server (another targe
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -35,6 +36,8 @@ log = logging.getLogger("toolvet.scheduler")
 
 #: The scheduler looks for due servers at least this often (seconds), so new servers are picked up.
 MAX_TICK = 30.0
+#: How far each tick's wait is moved at random, as a fraction of the tick.
+TICK_JITTER = 0.3
 #: Seconds between prunings of old call records (``services.retention``); the first is on the first tick.
 PRUNE_EVERY = 3600.0
 
@@ -99,7 +102,9 @@ class Scheduler:
                 except Exception:  # one bad sweep must not stop keeping the registry current
                     log.exception("scheduled discovery sweep failed")
                 await self._prune()
-                sleep = tick
+                # Jittered: processes sharing a database would otherwise tick in step, and the one a
+                # little ahead would take every due server's lease at every tick.
+                sleep = tick * random.uniform(1 - TICK_JITTER, 1 + TICK_JITTER)
                 if self._requested:
                     first_due = min(d for d, _ in self._requested.values())
                     sleep = min(sleep, max(0.0, first_due - anyio.current_time()))
