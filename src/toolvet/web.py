@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, ToolvetError, Unauthenticated, UpstreamError
 
-__all__ = ["ERROR_TABLE", "INTERNAL_MESSAGE", "UnexpectedErrors", "error_body", "status_for"]
+__all__ = ["ERROR_TABLE", "INTERNAL_MESSAGE", "UnexpectedErrors", "error_body", "replay", "status_for"]
 
 log = logging.getLogger("toolvet.api")
 
@@ -72,3 +72,17 @@ class UnexpectedErrors:
             await JSONResponse(error_body("internal", INTERNAL_MESSAGE), status_code=500)(
                 scope, receive, send
             )
+
+
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the app the body a middleware already read, then the client's later messages."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed

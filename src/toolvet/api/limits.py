@@ -17,10 +17,10 @@ from typing import Any, Final
 from starlette.exceptions import HTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolvet.jsontext import json_depth_exceeds
-from toolvet.web import error_body
+from toolvet.web import error_body, replay
 
 #: A JSON string (escapes included) or a bracket: brackets inside strings do not nest anything.
 _FORMS: Final = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -107,7 +107,7 @@ class RequestLimits:
         if json_like and json_depth_exceeds(body, self.max_depth):
             await self._refuse(scope, 400)(scope, receive, send)
             return
-        await self.app(scope, _replay(body, receive), send)
+        await self.app(scope, replay(body, receive), send)
 
 
 def _body_headers(scope: Scope) -> tuple[bytes | None, bool, bytes]:
@@ -126,16 +126,3 @@ def _body_headers(scope: Scope) -> tuple[bytes | None, bool, bytes]:
             kind = value
     return length, chunked, kind
 
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A receive that hands over the body already read, then the client's later messages."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay

@@ -17,7 +17,7 @@ from typing import Any, Final
 import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolvet.cache import MISSING
 from toolvet.errors import ToolvetError
@@ -25,6 +25,7 @@ from toolvet.services import tokens
 from toolvet.services.access import NEEDS_TOKEN, Requirement, refusal
 from toolvet.services.auth import Principal
 from toolvet.services.context import Context
+from toolvet.web import replay
 
 PRINCIPAL_KEY: Final = "toolvet.principal"
 METADATA_PATH: Final = "/.well-known/oauth-protected-resource"
@@ -182,7 +183,7 @@ class AccessGate:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
-        await self.app(scope, _replay(bytes(body), receive), send)
+        await self.app(scope, replay(bytes(body), receive), send)
 
     async def _refusal(self, scope: Scope, body: bytes, principal: Principal | None) -> JSONResponse | None:
         try:
@@ -206,16 +207,3 @@ class AccessGate:
             return _challenge(scope, 403, "insufficient_scope", reason, need.scopes)
         return None
 
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A receive that hands the app the body already read, then the client's later messages."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
