@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import rfc8785
 
-from toolvet.jsontext import compact, plain_sorted, sorted_compact
+from toolvet.jsontext import compact, json_depth_exceeds, loads, plain_sorted, sorted_compact
 
 # Every character json.dumps escapes or might (controls, quote, backslash), DEL and C1 controls, the
 # line separators, BMP characters on both sides of the surrogates, non-BMP ones, a lone surrogate.
@@ -105,3 +105,65 @@ def test_compact_refuses_what_json_refuses():
 
     with pytest.raises(TypeError):  # orjson would write a date; the standard library refuses it
         compact({"when": datetime.datetime(2026, 1, 1)})
+
+
+def _depth(v: Any) -> int:
+    if isinstance(v, dict):
+        return 1 + max((_depth(x) for x in v.values()), default=0)
+    if isinstance(v, list):
+        return 1 + max((_depth(x) for x in v), default=0)
+    return 0
+
+
+_BRACKETY = ['"', "\\", "\\\\", '\\"', "[", "]", "{", "}", "[[", "]]]", '"]', "a"]
+
+
+def bracket_text(rng: random.Random) -> str:
+    return "".join(rng.choice(_BRACKETY) for _ in range(rng.randrange(0, 6)))
+
+
+def nested(rng: random.Random, depth: int = 0) -> Any:
+    kind = rng.randrange(6 if depth < 12 else 2)
+    if kind == 0:
+        return rng.choice([None, 1, 2.5, True])
+    if kind == 1:
+        return bracket_text(rng)
+    if kind in (2, 3):
+        return {bracket_text(rng): nested(rng, depth + 1) for _ in range(rng.randrange(0, 4))}
+    return [nested(rng, depth + 1) for _ in range(rng.randrange(0, 4))]
+
+
+def test_json_depth_exceeds_agrees_with_the_parsed_depth():
+    """Strings full of brackets, quotes and backslashes never change the depth the check sees."""
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(20_000):
+        v = nested(rng)
+        body = json.dumps(v, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1])).encode()
+        depth = _depth(v)
+        for limit in (0, 1, 3, depth - 1, depth, depth + 1):
+            if limit >= 0:
+                assert json_depth_exceeds(body, limit) == (depth > limit), (body, limit)
+                checked += 1
+    assert checked > 80_000
+
+
+def test_loads_is_json_loads():
+    """Every value, every odd token orjson reads otherwise or refuses: the same result or the same error."""
+    rng = random.Random(9)
+    odd = [b"NaN", b"[Infinity,-Infinity]", b'"\\ud800"', b"1e400", b"-9223372036854775809", b"18446744073709551616",
+           b"12345678901234567890123", b"\xef\xbb\xbf{}", '{"a":1}'.encode("utf-16"), b'{"a":1,"a":2}', b"-0",
+           b"[1.0,1e2,0.1,5e-324]", b'"\x01"', b"{", b"", b'{"id": "1234567890123456789012"}', b"[01]"]
+    bodies = [json.dumps(value(rng), ensure_ascii=rng.random() < 0.5).encode("utf-8", "surrogatepass")
+              for _ in range(20_000)] + odd
+    for body in bodies:
+        try:
+            expected: Any = json.loads(body)
+        except ValueError as exc:
+            expected = type(exc)
+        for data in (body, body.decode("utf-8", "surrogatepass")) if body.isascii() else (body,):
+            try:
+                got: Any = loads(data)
+            except ValueError as exc:
+                got = type(exc)
+            assert repr(got) == repr(expected), data

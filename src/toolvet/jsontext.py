@@ -15,6 +15,8 @@ text is provably the right one, the standard library (or ``rfc8785``) everywhere
   ensure_ascii=False, allow_nan=False)``: definition digests are made from it, and a digest that
   changed with the encoder would make every stored tool look changed. It is :func:`plain_sorted`'s
   text where there is one, the standard encoder's else.
+- :func:`loads` is ``json.loads``, exactly: orjson decodes (about twice as fast) unless the text may
+  hold what orjson reads differently, and whatever orjson refuses goes to ``json.loads``.
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["compact", "json_depth_exceeds", "plain_sorted", "sorted_compact"]
+__all__ = ["compact", "json_depth_exceeds", "loads", "plain_sorted", "sorted_compact"]
 
-_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+#: Everything but the bytes that shape JSON: brackets and the quotes around strings.
+_NOT_STRUCTURE: Final = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 _NOT_BRACKETS: Final = bytes(sorted(set(range(256)) - set(b"[]{}")))
+#: A string left with brackets in it, once everything but brackets and quotes is gone.
+_BRACKETED_STRING: Final = re.compile(rb'"[^"]*"')
 #: Opening brackets to 1, closing ones to 255 (-1 as a signed byte).
 _STEPS: Final = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 
@@ -40,12 +45,41 @@ def json_depth_exceeds(body: bytes, limit: int) -> bool:
     """Whether ``body``, read as JSON text, nests arrays and objects deeper than ``limit``.
 
     Invalid JSON is not judged (the parser after this reports it); a body with no more brackets than
-    the limit is answered without scanning it. The scan runs in C: strings are cut out by one regular
-    expression, the brackets left become +1/-1 steps, and the deepest running sum is the depth."""
+    the limit is answered without scanning it. The scan runs in C: the two escapes that could hide a
+    string's end (``\\\\`` and ``\\"``) go first, then every byte but brackets and quotes; strings
+    are what lies between quotes (most are empty by then), the brackets left become +1/-1 steps, and
+    the deepest running sum is the depth."""
     if body.count(b"[") + body.count(b"{") <= limit:
         return False
-    steps = array("b", _STRING.sub(b"", body).translate(_STEPS, _NOT_BRACKETS))
+    if b"\\" in body:
+        body = body.replace(b"\\\\", b"").replace(b'\\"', b"")
+    structure = body.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    if b'"' in structure:
+        structure = _BRACKETED_STRING.sub(b"", structure)
+    steps = array("b", structure.translate(_STEPS, _NOT_BRACKETS))
     return max(accumulate(steps), default=0) > limit
+
+
+#: Digits to "0", all else kept: a run of 19 zeros is a number orjson may read as a float.
+_DIGITS_TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER: Final = b"0" * 19
+
+
+def loads(data: bytes | str) -> Any:
+    """``json.loads(data)``, decoded by orjson where the result is the same.
+
+    orjson differs from the standard decoder in what it accepts, never in what it makes of the rest
+    but for one thing: an integer beyond 64 bits becomes a float. So a text holding 19 or more digits
+    in a row (in a number or, harmlessly, a string) is read by ``json.loads``, as is any text orjson
+    refuses (``NaN``, the infinities, lone surrogates, other encodings than UTF-8), which then
+    decodes or fails exactly as before."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if _LONG_NUMBER not in raw.translate(_DIGITS_TO_ZERO):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(data)
 
 
 # Anything but exact JSON types is refused by orjson with these, so it goes to json.dumps.

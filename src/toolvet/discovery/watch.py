@@ -36,6 +36,7 @@ import anyio
 import httpx2
 
 from toolvet.discovery.listing import Limits
+from toolvet.jsontext import loads
 from toolvet.upstream.errors import ChannelError, RpcError
 from toolvet.upstream.http import SESSION_ID_HEADER, HttpChannel, UpstreamClient, answer, http_client
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, Session, TimedChannel, negotiate
@@ -309,7 +310,7 @@ async def _read_http_stream(
             if event.event != "message" or not event.data:
                 continue  # priming event, keep-alive or another event type
             try:
-                message = json.loads(event.data)
+                message = loads(event.data)
             except ValueError:
                 continue  # one garbled event does not end the watch
             if not isinstance(message, dict):
@@ -337,7 +338,7 @@ async def _modern_json_reply(response: httpx2.Response) -> None:
         if len(body) > _MAX_JSON_REPLY:
             raise ChannelError("oversized answer to subscriptions/listen")
     try:
-        message = json.loads(body)
+        message = loads(body)
     except ValueError as exc:
         status = response.status_code
         raise ChannelError(f"answer to subscriptions/listen is not JSON (HTTP {status})") from exc

@@ -10,7 +10,6 @@ MCP handlers read it back (:func:`principal_of`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
@@ -21,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolvet.cache import MISSING
 from toolvet.errors import ToolvetError
+from toolvet.jsontext import loads
 from toolvet.services import tokens
 from toolvet.services.access import NEEDS_TOKEN, Requirement, refusal
 from toolvet.services.auth import Principal
@@ -187,7 +187,7 @@ class AccessGate:
 
     async def _refusal(self, scope: Scope, body: bytes, principal: Principal | None) -> JSONResponse | None:
         try:
-            parsed = json.loads(body) if body else None
+            parsed = loads(body) if body else None
         except (ValueError, RecursionError):
             return None  # the MCP app answers the parse error itself (the depth limit comes first)
         messages = parsed if isinstance(parsed, list) else [parsed]

@@ -178,18 +178,17 @@ class _Body(httpx2.AsyncByteStream):
         await self.response.aclose()  # the connection goes back to the pool, or is closed
 
 
-def _direct(url: str) -> bool:
+def _direct(url: str, proxies: Mapping[str, str]) -> bool:
     """Whether a POST to ``url`` may skip the httpx2 client: plain http(s), ASCII, no userinfo, and
-    no proxy from the environment for it."""
+    no proxy from the environment (``proxies``, as the standard library read it) for it."""
     if not set(url) <= _SAFE:
         return False
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
         return False
-    proxies = urllib.request.getproxies_environment()
     if not any(key in proxies for key in (parts.scheme, "all")):
         return True
-    return bool(urllib.request.proxy_bypass(parts.hostname))
+    return bool(urllib.request.proxy_bypass_environment(parts.hostname, dict(proxies)))
 
 
 class DirectRoute:
@@ -203,6 +202,8 @@ class DirectRoute:
             network_backend=CoalescingBackend(GuardedBackend(guard)),
         )
         self._routes: dict[str, bool] = {}
+        # Read once, as the httpx2 client reads them once when it is made (proxy_mounts).
+        self._proxies = urllib.request.getproxies_environment()
 
     def applies(self, url: str) -> bool:
         """Whether ``url`` takes the direct route (remembered per URL)."""
@@ -210,7 +211,7 @@ class DirectRoute:
         if known is None:
             if len(self._routes) >= _ROUTES_KEPT:
                 self._routes.clear()
-            known = self._routes[url] = _direct(url)
+            known = self._routes[url] = _direct(url, self._proxies)
         return known
 
     @asynccontextmanager

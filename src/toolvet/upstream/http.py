@@ -16,7 +16,6 @@ origin and only when they keep the method, as the SDK's transports do.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ import anyio
 import httpx2
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
-from toolvet.jsontext import json_depth_exceeds
+from toolvet.jsontext import compact, json_depth_exceeds, loads
 from toolvet.upstream.direct import DirectRoute, GuardedTransport, proxy_mounts
 from toolvet.upstream.errors import ChannelError, RpcError, SessionExpired
 from toolvet.upstream.guard import AddressGuard
@@ -196,7 +195,7 @@ class HttpChannel:
     async def _post(self, message: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[httpx2.Response]:
         """POST one JSON-RPC message; HTTP failures, while sending or while the caller reads the
         answer, become ChannelError."""
-        content = json.dumps(message, separators=(",", ":")).encode()
+        content = compact(message).encode()
         merged = self._headers(headers)
         direct = self.client.direct if isinstance(self.client, UpstreamClient) else None
         try:
@@ -236,7 +235,7 @@ class HttpChannel:
             body = await self._read_body(response)
             self._check_depth(body)
             try:
-                parsed = json.loads(body)
+                parsed = loads(body)
             except ValueError as exc:
                 raise RpcError(PARSE_ERROR, f"response body is not JSON ({exc})", synthetic=True) from exc
             reply = _pick_reply(parsed)
@@ -255,7 +254,7 @@ class HttpChannel:
         body: Any = None
         if content_type.startswith("application/json"):
             try:
-                body = json.loads(await self._read_body(response))
+                body = loads(await self._read_body(response))
             except (ValueError, ChannelError):
                 body = None
         error = body.get("error") if isinstance(body, dict) else None
@@ -322,7 +321,7 @@ class HttpChannel:
             return None  # priming event (resumability), keep-alive, or another event type
         self._check_depth(event.data.encode())
         try:
-            parsed = json.loads(event.data)
+            parsed = loads(event.data)
         except ValueError as exc:
             raise RpcError(PARSE_ERROR, f"SSE event is not JSON ({exc})", synthetic=True) from exc
         if isinstance(parsed, dict) and isinstance(parsed.get("method"), str):
