@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint, false
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from toolvet.db.types import Json, UTCDateTime, utcnow
@@ -70,7 +70,9 @@ class Tool(Base):
 
     __tablename__ = "tools"
     # Case sensitive on both databases: SQLite's BINARY and PostgreSQL's deterministic collations.
-    __table_args__ = (UniqueConstraint("server_id", "name", name="uq_tools_server_name"),)
+    __table_args__ = (UniqueConstraint("server_id", "name", name="uq_tools_server_name"),
+                      # Cross-server findings: the earliest tools of other servers bearing a name.
+                      Index("ix_tools_name_id", "name", "id"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"), index=True)

@@ -188,7 +188,7 @@ def _direct(url: str, proxies: Mapping[str, str]) -> bool:
         return False
     if not any(key in proxies for key in (parts.scheme, "all")):
         return True
-    return bool(urllib.request.proxy_bypass_environment(parts.hostname, dict(proxies)))
+    return bool(urllib.request.proxy_bypass(parts.hostname))  # NO_PROXY, read by the standard library
 
 
 class DirectRoute:
