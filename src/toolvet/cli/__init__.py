@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "discover",
     "demo",
     "check",
+    "config_import",
 ]
 
 app = typer.Typer(
