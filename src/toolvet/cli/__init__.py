@@ -29,6 +29,7 @@ COMMAND_MODULES: list[str] = [
     "demo",
     "check",
     "config_import",
+    "config_file",
 ]
 
 app = typer.Typer(
