@@ -14,11 +14,11 @@ stored values opened in memory; a plan says a secret changed, never what it is.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache, partial
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol, TypeVar
 
 import yaml
 from jsonschema import Draft202012Validator
@@ -28,6 +28,7 @@ from sqlalchemy import select
 
 from toolvet.db.models import Server
 from toolvet.errors import InvalidInput, NotFound
+from toolvet.schemas.common import Page
 from toolvet.schemas.config_file import ApplyPlan, ChangeOut, ConfigFile, ServerEntry, ToolEntry
 from toolvet.schemas.servers import ServerOut
 from toolvet.schemas.tool_sets import ToolSetOut
@@ -46,6 +47,14 @@ PLAIN_FIELDS: Final = ("title", "transport", "url", "command", "args", "cwd", "e
                        "remove_stale", "approval")
 TOOL_FIELDS: Final = ("enabled", "writable", "approval")
 PAGE: Final = 500
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+T = TypeVar("T", bound=_Named)
 
 
 def config_schema() -> dict[str, Any]:
@@ -173,22 +182,22 @@ def _set_fields(out: ToolSetOut) -> dict[str, Any]:
             "members": [m.model_dump(mode="json") for m in out.members]}
 
 
-def all_servers(ctx: Context, me: Principal) -> dict[str, ServerOut]:
-    found: dict[str, ServerOut] = {}
+def _every(read: Callable[..., Page[T]], ctx: Context, me: Principal) -> dict[str, T]:
+    """Every item of a paged service read, by name."""
+    found: dict[str, T] = {}
     while True:
-        page = servers.list_servers(ctx, me, limit=PAGE, offset=len(found))
-        found.update((s.name, s) for s in page.items)
+        page = read(ctx, me, limit=PAGE, offset=len(found))
+        found.update((item.name, item) for item in page.items)
         if not page.items or len(found) >= page.total:
             return found
+
+
+def all_servers(ctx: Context, me: Principal) -> dict[str, ServerOut]:
+    return _every(servers.list_servers, ctx, me)
 
 
 def all_tool_sets(ctx: Context, me: Principal) -> dict[str, ToolSetOut]:
-    found: dict[str, ToolSetOut] = {}
-    while True:
-        page = tool_sets.list_tool_sets(ctx, me, limit=PAGE, offset=len(found))
-        found.update((s.name, s) for s in page.items)
-        if not page.items or len(found) >= page.total:
-            return found
+    return _every(tool_sets.list_tool_sets, ctx, me)
 
 
 def make_plan(ctx: Context, me: Principal, config: ConfigFile, *, environ: Mapping[str, str], base: Path,
