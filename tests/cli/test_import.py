@@ -3,6 +3,7 @@ registered through the same service as ``server add``, their secrets sealed and 
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -161,3 +162,21 @@ def test_a_file_that_is_no_client_config_is_refused(toolvet: Toolvet, tmp_path: 
     shutil.copy(FILES / "vscode.mcp.json", commented)
     commented.write_text("// servers\n" + commented.read_text())
     assert "is not JSON" in toolvet.fails("import", str(commented))
+
+
+def test_claude_codes_user_file_brings_each_projects_servers_and_vscode_settings_their_mcp_section(
+    toolvet: Toolvet, tmp_path: Path
+) -> None:
+    user_file = tmp_path / ".claude.json"
+    user_file.write_text(json.dumps({
+        "numStartups": 12,
+        "mcpServers": {"docs": {"type": "http", "url": "https://docs.example/mcp"}},
+        "projects": {"/home/sam/app": {"mcpServers": {"docs": {"command": "docs-mcp"}}}},
+    }))
+    plan = toolvet.json("import", str(user_file), "--dry-run")
+    assert [(i["name"], i["transport"]) for i in plan["items"]] == [("docs", "streamable-http"), ("docs-2", "stdio")]
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"editor.tabSize": 4, "mcp": {"servers": {"time": {"command": "uvx",
+                                                                                      "args": ["mcp-server-time"]}}}}))
+    assert toolvet.json("import", str(settings))["items"][0]["action"] == "create"
+    assert toolvet.json("server", "show", "time")["args"] == ["mcp-server-time"]
