@@ -173,3 +173,11 @@ def test_a_file_that_breaks_the_schema_is_refused_naming_the_field(hand: Context
     with pytest.raises(InvalidInput) as refused:
         apply(hand, admin, "version: 1\nservers:\n  notes:\n    enabeld: true\n")
     assert "enabeld" in refused.value.message and refused.value.field == "servers.notes"
+
+
+def test_a_scope_naming_an_unknown_server_is_refused_before_anything_is_written(hand: Context, admin: Principal):
+    count = audit_count(hand)
+    with pytest.raises(InvalidInput) as refused:
+        apply(hand, admin, FILE.replace("disabled: {hand: [drop]}", "disabled: {nowhere: [drop]}"))
+    assert "nowhere" in refused.value.message and refused.value.field == "scopes.team"
+    assert audit_count(hand) == count

@@ -51,10 +51,12 @@ def _show(plan: ApplyPlan, as_json: bool) -> None:
     for change in plan.changes:
         render.say(line(change))
     done = sum(1 for c in plan.changes if c.op != "!")
+    waiting = len(plan.changes) - done
+    later = f"; {waiting} wait for discovery" if waiting else ""
     if not done:
-        render.say("nothing to change: the registry matches the file")
+        render.say(f"nothing to change: the registry matches the file{later}")
     else:
-        render.say(f"{'applied' if plan.applied else 'would apply'} {done} change(s)")
+        render.say(f"{'applied' if plan.applied else 'would apply'} {done} change(s){later}")
 
 
 def apply(

@@ -220,7 +220,7 @@ def make_plan(ctx: Context, me: Principal, config: ConfigFile, *, environ: Mappi
             lines = [changed(f"tool_set:{name}", k, before[k], wanted[k]) for k in wanted if before[k] != wanted[k]]
             plan.add(lines, partial(tool_sets.put_tool_set, ctx, me, name, wanted))
     for scope, scope_entry in config.scopes.items():
-        scope_steps(ctx, me, plan, scope, scope_entry)
+        scope_steps(ctx, me, plan, scope, scope_entry, set(registered) | set(config.servers))
     for user, user_entry in config.users.items():
         user_steps(ctx, me, plan, user, user_entry)
     if prune:

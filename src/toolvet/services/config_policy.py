@@ -4,10 +4,11 @@ applied file (``services.config_apply``). Each compares with what applies now (a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from functools import partial
 
-from toolvet.errors import NotFound
+from toolvet.domain.names import HOST_SERVER
+from toolvet.errors import InvalidInput, NotFound
 from toolvet.schemas.config_file import ChangeOut, ScopeEntry, UserEntry
 from toolvet.services import preferences, tools
 from toolvet.services.auth import Principal
@@ -19,7 +20,19 @@ def _normal(disabled: Mapping[str, list[str]]) -> dict[str, list[str]]:
     return {key: sorted(set(names)) for key, names in disabled.items() if names}
 
 
-def scope_steps(ctx: Context, me: Principal, plan: Plan, scope: str, entry: ScopeEntry) -> None:
+def _check_server_types(scope: str, entry: ScopeEntry, known: Set[str]) -> None:
+    """Refuse, before anything is written, a serverType that is neither registered, in the file, nor
+    toolvet's own (the preference services would refuse it mid-apply)."""
+    named = [*(entry.disabled or {}), *(a.server for a in entry.always_allow or [])]
+    for server_type in named:
+        if server_type not in known and server_type != HOST_SERVER:
+            raise InvalidInput(f"unknown serverType {server_type!r}: not registered and not in the file",
+                               f"scopes.{scope}")
+
+
+def scope_steps(ctx: Context, me: Principal, plan: Plan, scope: str, entry: ScopeEntry, known: Set[str]) -> None:
+    """The steps for one scope; ``known`` are the server names registered or in the file."""
+    _check_server_types(scope, entry, known)
     obj = f"scope:{scope}"
     if entry.disabled is not None:
         now = _normal(preferences.get_disabled(ctx, me, scope).disabled)
