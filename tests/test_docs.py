@@ -73,3 +73,29 @@ def test_docs_cli_md_documents_no_command_that_does_not_exist(cli_doc: dict[str,
 def test_every_setting_is_documented_with_its_environment_variable(field: str) -> None:
     text = (DOCS / "settings.md").read_text(encoding="utf-8")
     assert f"`TOOLVET_{field.upper()}`" in text, f"docs/settings.md does not document TOOLVET_{field.upper()}"
+
+
+ROOT = DOCS.parent
+DOC_FILES = sorted([*DOCS.glob("*.md"), ROOT / "README.md", ROOT / "CHANGELOG.md"])
+#: Citations of files that are not in the repository: the docs say what toolvet decided themselves.
+OUTSIDE = re.compile(r"SPEC\s*§|\bSPEC\.md\b|MCP-FACTS|\bSTYLE\.md\b|/work/|\bshared/")
+
+
+@pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: p.name)
+def test_the_docs_cite_no_file_outside_the_repository(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    cited = [f"{path.name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}" for m in OUTSIDE.finditer(text)]
+    assert cited == []
+
+
+@pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: p.name)
+def test_every_relative_link_in_the_docs_stays_in_the_repository_and_exists(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    bad = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target) or not re.search(r"(\.[A-Za-z]+|/)$", target.partition("#")[0]):
+            continue  # a URL, an anchor in the same page, or a pattern in prose that only looks like a link
+        resolved = (path.parent / target.partition("#")[0]).resolve()
+        if not resolved.is_relative_to(ROOT) or not resolved.exists():
+            bad.append(target)
+    assert bad == []

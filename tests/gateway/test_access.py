@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp import MCPError
 
 from tests.gateway.conftest import ADMIN, BOUND, Toolvet
 from tests.gateway.lab import lab_server
@@ -64,6 +65,22 @@ async def test_a_token_without_an_oauth2_scope_the_tool_lists_is_403_insufficien
     assert 'error="insufficient_scope"' in challenge and 'scope="files.read"' in challenge
     assert "resource_metadata=" in challenge
     assert not allowed.is_error and lab.calls == ["files"]
+
+
+async def test_the_sdk_client_shows_a_missing_scope_as_an_error_naming_the_tool_and_the_scope(toolvet: Toolvet):
+    with lab_server() as (up, lab):
+        await toolvet.register("lab", up.url)
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with toolvet.http(toolvet.alice) as http:
+                raw = await http.post(toolvet.mcp, json=call("lab_files"), headers=HEADERS)
+            async with toolvet.client(toolvet.alice) as client:
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool("lab_files", {})
+    assert raw.status_code == 403 and raw.json()["id"] == 1
+    assert 'error_description="lab_files needs the OAuth scopes files.read' in raw.headers["www-authenticate"]
+    message = str(refused.value)
+    assert "lab_files" in message and "files.read" in message
+    assert lab.calls == []
 
 
 async def test_the_protected_resource_metadata_names_toolvet_as_its_own_authorization_server(

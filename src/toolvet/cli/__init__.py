@@ -28,6 +28,8 @@ COMMAND_MODULES: list[str] = [
     "discover",
     "demo",
     "check",
+    "config_import",
+    "config_file",
 ]
 
 app = typer.Typer(

@@ -30,6 +30,10 @@ from toolvet.web import replay
 PRINCIPAL_KEY: Final = "toolvet.principal"
 METADATA_PATH: Final = "/.well-known/oauth-protected-resource"
 MAX_BODY: Final = 4 * 1024 * 1024  # the SDK's own limit; a bigger body is refused before parsing
+#: The JSON-RPC error code of a call refused for a missing OAuth scope (one of the codes JSON-RPC leaves
+#: to servers): the 403 carries the refusal as a JSON-RPC error too, since clients show a JSON-RPC error's
+#: message and only a generic line for a bare HTTP status.
+INSUFFICIENT_SCOPE_CODE: Final = -32003
 
 def principal_of(request: Any) -> Principal | None:
     """The principal :class:`AccessGate` put on this MCP message's HTTP request (None: no token)."""
@@ -89,20 +93,34 @@ def authorization_server_metadata(scope: Scope, scopes_supported: Iterable[str])
     }
 
 
+def _quoted(text: str) -> str:
+    """``text`` as an RFC 6750 ``error_description`` value: quoted, of the characters it allows
+    (printable ASCII but the quote and the backslash); any other character becomes '?'."""
+    return '"' + "".join(ch if " " <= ch <= "~" and ch not in '"\\' else "?" for ch in text) + '"'
+
+
 def _challenge(
-    scope: Scope, status: int, error: str, description: str, scopes: Iterable[str] = ()
+    scope: Scope, status: int, error: str, description: str, scopes: Iterable[str] = (),
+    request_id: Any = None,
 ) -> JSONResponse:
+    """A 401/403 with its RFC 6750 challenge. A 403 for a ``tools/call`` answers as a JSON-RPC error
+    for that request (``request_id``), whose message names the tool and the scopes, and repeats the
+    reason as the challenge's ``error_description``."""
     parts = [f'resource_metadata="{base_url(scope)}{METADATA_PATH}{scope.get("path") or "/mcp"}"']
     if error:
         parts.insert(0, f'error="{error}"')
     wanted = " ".join(sorted(scopes))
     if wanted:
         parts.append(f'scope="{wanted}"')
-    return JSONResponse(
-        {"error": error or "unauthorized", "error_description": description},
-        status_code=status,
-        headers={"WWW-Authenticate": "Bearer " + ", ".join(parts)},
-    )
+    body: dict[str, Any] = {"error": error or "unauthorized", "error_description": description}
+    if status == 403:
+        parts.append(f"error_description={_quoted(description)}")
+        body = {
+            "jsonrpc": "2.0", "id": request_id,
+            "error": {"code": INSUFFICIENT_SCOPE_CODE, "message": description,
+                      "data": {"error": error, "scope": wanted}},
+        }
+    return JSONResponse(body, status_code=status, headers={"WWW-Authenticate": "Bearer " + ", ".join(parts)})
 
 
 class TokenCache:
@@ -204,6 +222,6 @@ class AccessGate:
                 continue
             if principal is None:
                 return _challenge(scope, 401, "", reason)
-            return _challenge(scope, 403, "insufficient_scope", reason, need.scopes)
+            return _challenge(scope, 403, "insufficient_scope", reason, need.scopes, message.get("id"))
         return None
 
