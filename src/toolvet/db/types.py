@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime
+from sqlalchemy import JSON, DateTime, String
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
@@ -81,14 +81,16 @@ class _JsonColumn(TypeDecorator[Any]):
     def bind_processor(self, dialect: Dialect) -> Any:
         impl = self.impl_instance  # already the dialect's JSON implementation
         inner = impl.bind_processor(dialect)
-        psycopg_json = getattr(dialect, "_psycopg_Json", None)
-        if psycopg_json is not None:
-            # psycopg: the value is wrapped in psycopg's Json, serialised by the wrapper's ``dumps``.
+        if dialect.driver == "psycopg":
+            from psycopg.types.json import Json as PsycopgJson  # only a PostgreSQL process loads psycopg
+
+            # psycopg: the value is wrapped in psycopg's Json (as the dialect's JSON type wraps what it
+            # serialises), whose ``dumps`` here hands the text over as it is.
             def text(value: Preserialized) -> Any:
-                return psycopg_json(str(value), _passthrough)
+                return PsycopgJson(str(value), _passthrough)
         else:
-            # JSON's private string type: how the dialect binds the text the serializer would produce.
-            string_process = impl._str_impl.bind_processor(dialect)  # type: ignore[attr-defined]
+            # Elsewhere JSON binds the serializer's text as a string: bind it as the dialect binds a String.
+            string_process = String().dialect_impl(dialect).bind_processor(dialect)
 
             def text(value: Preserialized) -> Any:
                 return string_process(str(value)) if string_process is not None else str(value)
