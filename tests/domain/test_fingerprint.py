@@ -31,8 +31,15 @@ VECTORS = json.loads((Path(__file__).parent / "fingerprint-vectors.json").read_t
 
 
 def reference_fingerprint(definition: dict[str, Any]) -> str:
-    """The definition, spelt out: rfc8785 of the four members, absent ones null, then SHA-256."""
+    """The definition, spelt out: rfc8785 of the four members, absent ones null, and the declared
+    securitySchemes (top level, else in ``_meta``) when there are any, then SHA-256."""
     contract = {key: definition.get(key) for key in ("title", "description", "inputSchema", "outputSchema")}
+    meta = definition.get("_meta")
+    schemes = definition.get("securitySchemes")
+    if schemes is None and isinstance(meta, dict):
+        schemes = meta.get("securitySchemes")
+    if schemes is not None:
+        contract["securitySchemes"] = schemes
     return "sha256:" + hashlib.sha256(rfc8785.dumps(contract)).hexdigest()
 
 
@@ -85,7 +92,9 @@ json_values = st.recursive(
 definitions = st.fixed_dictionaries(
     {"name": texts},
     optional={"title": json_values, "description": texts | json_values, "inputSchema": json_values,
-              "outputSchema": json_values, "annotations": json_values, "_meta": json_values},
+              "outputSchema": json_values, "annotations": json_values,
+              "_meta": json_values | st.fixed_dictionaries({"securitySchemes": json_values}),
+              "securitySchemes": json_values},
 )
 
 PROPERTY = settings(max_examples=800, deadline=None, database=None, derandomize=True)
@@ -243,3 +252,16 @@ def test_fingerprints_are_made_in_one_module():
     imports = re.compile(r"^\s*(import|from) rfc8785\b", re.MULTILINE)
     users = sorted(str(p.relative_to(src)) for p in src.rglob("*.py") if imports.search(p.read_text(encoding="utf-8")))
     assert users == ["domain/fingerprint.py"]
+
+
+def test_declared_security_schemes_are_part_of_the_contract():
+    """Who may call a tool follows its securitySchemes: a change of them is a changed contract. A tool that
+    declares none keeps the fingerprint it had before they were covered."""
+    base = {"name": "t", "inputSchema": {"type": "object"}}
+    oauth = [{"type": "oauth2", "scopes": ["repo:write"]}]
+    assert fingerprint(base) == reference_fingerprint(base)
+    assert fingerprint({**base, "securitySchemes": oauth}) != fingerprint(base)
+    noauth = [{"type": "noauth"}]
+    assert fingerprint({**base, "securitySchemes": oauth}) != fingerprint({**base, "securitySchemes": noauth})
+    assert fingerprint({**base, "_meta": {"securitySchemes": oauth}}) == fingerprint({**base, "securitySchemes": oauth})
+    assert fingerprint({**base, "_meta": {"other": 1}}) == fingerprint(base)

@@ -94,6 +94,23 @@ async def test_a_rug_pull_holds_the_reviewed_tool_and_keeps_both_definitions(ctx
     assert [d.current for d in review.history(ctx, admin, "up", "send").items] == [False, True]
 
 
+async def test_dropping_a_required_scope_after_review_holds_the_tool(ctx, admin):
+    """Who may call a tool follows its securitySchemes: a server that drops a scope after review (here
+    to noauth, so anyone could call it) has changed the contract."""
+    guarded = tool("delete_repo", securitySchemes=[{"type": "oauth2", "scopes": ["repo:admin"]}])
+    pages = {None: {"tools": [guarded]}}
+    with raw_listing_server(pages) as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+        review.review_tool(ctx, admin, "up", "delete_repo")
+        assert tools.get_tool(ctx, admin, "up", "delete_repo").offered
+        pages[None] = {"tools": [{**guarded, "securitySchemes": [{"type": "noauth"}]}]}
+        run = await discover_up(ctx, admin)
+    held = tools.get_tool(ctx, admin, "up", "delete_repo")
+    assert run.changed == 1
+    assert (held.review_state, held.offered) == ("changed", False)
+
+
 async def test_without_hold_changed_tools_a_changed_tool_stays_offered(ctx, admin):
     pages = {None: {"tools": [tool("send", "v1")]}}
     with raw_listing_server(pages) as up:

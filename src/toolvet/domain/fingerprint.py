@@ -14,12 +14,22 @@ import rfc8785
 
 from toolvet.jsontext import plain_sorted, sorted_compact
 
-__all__ = ["CONTRACT_MEMBERS", "canonical_json", "definition_digest", "definition_digest_and_size",
-           "fingerprint", "text_digest_and_size"]
+__all__ = ["CONTRACT_MEMBERS", "canonical_json", "declared_security_schemes", "definition_digest",
+           "definition_digest_and_size", "fingerprint", "text_digest_and_size"]
 
 #: The members of an advertised tool object its fingerprint covers. The name is not one of them: a
 #: rename is a removal plus a new tool.
 CONTRACT_MEMBERS: Final = ("title", "description", "inputSchema", "outputSchema")
+
+
+def declared_security_schemes(definition: Mapping[str, Any]) -> Any:
+    """A tool's ``securitySchemes`` as declared: the top-level member, else ``_meta.securitySchemes``;
+    None when it declares neither. Who may call the tool follows them, so they are part of its contract."""
+    schemes = definition.get("securitySchemes")
+    meta = definition.get("_meta")
+    if schemes is None and isinstance(meta, Mapping):
+        schemes = meta.get("securitySchemes")
+    return schemes
 
 
 def canonical_json(value: Any) -> bytes:
@@ -35,12 +45,17 @@ def canonical_json(value: Any) -> bytes:
 
 def fingerprint(definition: Mapping[str, Any]) -> str:
     """``sha256:`` + hex SHA-256 of the RFC 8785 text of a tool object's contract: the object of its
-    :data:`CONTRACT_MEMBERS`, absent ones as null.
+    :data:`CONTRACT_MEMBERS`, absent ones as null, and its :func:`declared_security_schemes` as
+    ``securitySchemes`` when it declares any (a tool that declares none keeps the fingerprint it had
+    before they were covered).
 
     Raises ``rfc8785.CanonicalizationError`` (a ValueError) when the contract has no RFC 8785 text
     (NaN, an integer beyond +-(2**53 - 1), a lone surrogate).
     """
     contract = {key: definition.get(key) for key in CONTRACT_MEMBERS}
+    schemes = declared_security_schemes(definition)
+    if schemes is not None:
+        contract["securitySchemes"] = schemes
     return "sha256:" + hashlib.sha256(canonical_json(contract)).hexdigest()
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolvet.domain.fingerprint import declared_security_schemes
 from toolvet.errors import Forbidden, Unauthenticated
 from toolvet.services.auth import Principal, Role
 
@@ -52,9 +53,7 @@ def requirement(definition: Mapping[str, Any]) -> Requirement:
     ``noauth`` anywhere in the list wins ("anyone may call it; the scopes are only advertised").
     Unknown scheme types are ignored; a list naming none toolvet knows needs a token.
     """
-    schemes = definition.get("securitySchemes")
-    if schemes is None and isinstance(definition.get("_meta"), Mapping):
-        schemes = definition["_meta"].get("securitySchemes")
+    schemes = declared_security_schemes(definition)
     if not isinstance(schemes, list):
         return NEEDS_TOKEN
     scopes: set[str] = set()

@@ -112,6 +112,10 @@ _UPDATE_SERVER_LISTING = (
 )
 
 
+#: 2: fingerprints cover a tool's declared ``securitySchemes``.
+RECONCILE_VERSION: Final = 2
+
+
 def listing_key(listing_digest: str, max_definition_bytes: int, server_updated_at: datetime) -> str:
     """What must be equal for a pass to skip reconcile: the listing as received, and everything else
     a full reconcile of it depends on that is not in the tools table.
@@ -121,9 +125,13 @@ def listing_key(listing_digest: str, max_definition_bytes: int, server_updated_a
       ``remove_stale``, its URL, a switch to ``manual`` and back with tools edited by hand meanwhile)
       forces one full reconcile. Discovery never moves ``updated_at`` itself.
 
+    - :data:`RECONCILE_VERSION`: what a stored claim is made of (raised when the fingerprint came to
+      cover more of a definition, so each listing is reconciled once more and its tools re-fingerprinted).
+
     The stored tools' side is checked separately (their live count, in ``_TOUCH_LIVE_IF_COUNT``).
     """
-    text = f"{listing_digest}\nmax_definition_bytes={max_definition_bytes}\nupdated_at={server_updated_at.isoformat()}"
+    text = (f"{listing_digest}\nmax_definition_bytes={max_definition_bytes}\nupdated_at={server_updated_at.isoformat()}"
+            f"\nreconcile={RECONCILE_VERSION}")
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
