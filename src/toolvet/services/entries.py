@@ -163,6 +163,8 @@ def diff_entry(ctx: Context, principal: Principal, kinds: Sequence[EntryKind], s
             earlier = [r for r in rows if r.digest != entry.digest]
             before, basis = (earlier[-1], "previous") if earlier else (None, None)
         result = diff_definitions(before.definition if before else None, entry.definition)
+        label = "resource template" if entry.kind == "template" else entry.kind
+        note = result.note.replace("the tool", f"the {label}") if result.note else None
         return EntryDiffOut(
             server=server.name, kind=entry.kind, key=entry.key,  # type: ignore[arg-type]
             review_state=review_state(review.fingerprint if review else None, entry.fingerprint),
@@ -170,7 +172,7 @@ def diff_entry(ctx: Context, principal: Principal, kinds: Sequence[EntryKind], s
             before_fingerprint=before.fingerprint if before else None, after_fingerprint=entry.fingerprint,
             before=before.definition if before else None, after=entry.definition,
             changes=[ChangeOut.model_validate(change, from_attributes=True) for change in result.changes],
-            summary=result.summary, note=result.note,
+            summary=[line.replace("the tool", f"the {label}") for line in result.summary], note=note,
         )
 
 
