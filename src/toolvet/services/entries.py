@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from pydantic import ValidationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -28,8 +27,8 @@ from toolvet.schemas.tools import ChangeOut
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.servers import invalid_from
 from toolvet.services.servers import load as load_server
+from toolvet.services.servers import validated
 
 #: What ``toolvet prompt ...`` and ``/prompts`` cover, and what ``toolvet resource ...`` and ``/resources`` do.
 PROMPTS: Final[tuple[EntryKind, ...]] = ("prompt",)
@@ -113,11 +112,7 @@ def _object_id(entry: Entry, server: Server) -> str:
 def update_entry(ctx: Context, principal: Principal, kinds: Sequence[EntryKind], server_name: str, key: str,
                  patch: EntryPatch | dict[str, Any]) -> EntryOut:
     """Set an entry's ``enabled``."""
-    if isinstance(patch, dict):
-        try:
-            patch = EntryPatch.model_validate(patch)
-        except ValidationError as exc:
-            raise invalid_from(exc) from None
+    patch = validated(EntryPatch, patch)
     principal.require(Permission.MANAGE_TOOLS)
     with ctx.db.transaction() as session:
         entry, server = load(session, kinds, server_name, key)
