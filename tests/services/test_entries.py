@@ -7,9 +7,11 @@ from typing import Any
 
 import anyio
 import pytest
+from sqlalchemy import func, select
 
 from tests.library import POISONED, library, set_summarise
 from tests.upstreams import handshake_only_http_server, modern_http_server, raw_listing_server
+from toolvet.db.models import Entry, EntryDefinition, EntryReview, EntrySettings
 from toolvet.domain.entries import KINDS
 from toolvet.domain.fingerprint import fingerprint
 from toolvet.services import discovery, entries, servers
@@ -99,3 +101,27 @@ async def test_a_server_that_declares_no_prompts_is_never_asked_for_them(ctx, ad
         asked = [r.method for r in up.requests]
     assert run.error is None and "prompts/list" not in asked and "resources/list" not in asked
     assert entries.list_entries(ctx, admin, PROMPTS + RESOURCES).total == 0
+
+
+async def test_a_flagged_prompt_is_held_until_reviewed_on_a_server_holding_flagged_ones(ctx, admin):
+    upstream = library()
+    set_summarise(upstream, POISONED)
+    with modern_http_server(upstream) as up:
+        servers.create_server(ctx, admin, {"name": "library", "url": up.url, "hold_flagged_tools": True})
+        await discover(ctx, admin)
+    flagged = entries.get_entry(ctx, admin, PROMPTS, "library", "summarise")
+    assert flagged.held and not flagged.offered and flagged.review_state == "unreviewed"
+    assert "a finding on it must be reviewed" in {e.key: e.refusal for e in entries.listed_entries(ctx)}["summarise"]
+    assert entries.review_entry(ctx, admin, PROMPTS, "library", "summarise").offered
+
+
+async def test_removing_a_server_removes_its_entries(ctx, admin):
+    with modern_http_server(library()) as up:
+        servers.create_server(ctx, admin, {"name": "library", "url": up.url})
+        await discover(ctx, admin)
+    entries.review_entry(ctx, admin, PROMPTS, "library", "greet")
+    servers.delete_server(ctx, admin, "library")
+    with ctx.db.transaction() as session:
+        left = [session.scalar(select(func.count()).select_from(table))
+                for table in (Entry, EntrySettings, EntryReview, EntryDefinition)]
+    assert left == [0, 0, 0, 0]
