@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from tests.gateway.conftest import ADMIN
-from tests.real.conftest import BOUND, World
+from tests.real.conftest import BOUND, NAMES, World
 from tests.real.references import direct_client
 from toolvet.services import entries
 
@@ -69,3 +69,13 @@ async def test_the_gateway_lists_server_everythings_prompts_and_gets_one(world: 
             got = await client.get_prompt(f"everything-stdio_{simple}")
     assert {f"everything-stdio_{p['name']}" for p in direct["prompt"]} <= set(prompts)
     assert got.messages
+
+
+@pytest.mark.parametrize("name", NAMES)
+async def test_every_reference_servers_declared_lists_are_read_whole_and_nothing_rejected(
+    world: World, name: str
+) -> None:
+    world.discovered(name)
+    run = world.runs[name]
+    assert run.error is None, run.error  # an entry list that failed would be named here
+    assert [r for r in run.rejections if "kind" in r] == []
