@@ -73,13 +73,17 @@ class EntryClaim:
     text: str = field(compare=False, repr=False)
 
 
-def _string(raw: dict[str, Any], member: str, *, required: bool = False) -> str | None:
+def _optional(raw: dict[str, Any], member: str) -> str | None:
     value = raw.get(member)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or (required and not value):
-        raise EntryError(f"{member} is missing or not a non-empty string" if required
-                         else f"{member} must be a string, got {type(value).__name__}")
+    if value is not None and not isinstance(value, str):
+        raise EntryError(f"{member} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _required(raw: dict[str, Any], member: str) -> str:
+    value = raw.get(member)
+    if not isinstance(value, str) or not value:
+        raise EntryError(f"{member} is missing or not a non-empty string")
     return value
 
 
@@ -99,10 +103,9 @@ def read_entry(kind: Kind, raw: Any, max_bytes: int) -> EntryClaim:
     spec = KINDS[kind]
     if not isinstance(raw, dict):
         raise EntryError(f"{spec.label} is not a JSON object (got {type(raw).__name__})")
-    key = _string(raw, spec.key, required=True)
-    assert key is not None
-    name = _string(raw, "name", required=kind == "prompt")
-    title, description = _string(raw, "title"), _string(raw, "description")
+    key = _required(raw, spec.key)
+    name = _required(raw, "name") if kind == "prompt" else _optional(raw, "name")
+    title, description = _optional(raw, "title"), _optional(raw, "description")
     if kind == "prompt":
         _check_arguments(raw)
     try:
