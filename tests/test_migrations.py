@@ -38,6 +38,11 @@ _SERVERS = sa.table(
     *(sa.column(c) for c in ("trust_annotations", "new_tools_enabled", "hold_changed_tools", "remove_stale")),
     sa.column("created_at", UTCDateTime()), sa.column("updated_at", UTCDateTime()),
 )
+#: Server 1, ``up``, as every migration test stores it before the migration under test.
+_SERVER = {"id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp", "enabled": True,
+           "discovery": "auto", "args": [], "header_names": [], "env_names": [], "trust_annotations": False,
+           "new_tools_enabled": True, "hold_changed_tools": True, "remove_stale": False, "created_at": _AT,
+           "updated_at": _AT}
 _CLAIM = ("id", "server_id", "name", "definition_fingerprint", "definition_digest")
 _JSON = ("input_schema", "definition", "findings")
 _TIMES = ("first_seen_at", "last_seen_at")
@@ -81,11 +86,7 @@ def test_0005_moves_settings_and_reviews_out_of_the_tools_rows_and_back(database
         tools = [_old_tool(1, "on", True, True, False), _old_tool(2, "off", False, True, True),
                  _old_tool(3, "Read-Only", True, False, True), _old_tool(4, "retired", False, False, False)]
         with engine.begin() as conn:
-            conn.execute(sa.insert(_SERVERS), [{
-                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
-                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
-                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
-                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
             conn.execute(sa.insert(_OLD_TOOLS), tools)
             conn.execute(sa.insert(_HISTORY), [{"id": t["id"], "tool_id": t["id"], "digest": t["definition_digest"],
                                                 "fingerprint": t["definition_fingerprint"],
@@ -193,11 +194,7 @@ def test_0008_adds_the_approval_floor_in_place_keeping_every_tool_and_its_settin
         upgrade(engine, "0007")
         tools = [_old_tool(1, "kept", True, False, True), _old_tool(2, "also", False, True, False)]
         with engine.begin() as conn:
-            conn.execute(sa.insert(_SERVERS), [{
-                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
-                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
-                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
-                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
             claims = [{k: v for k, v in t.items() if k in (*_CLAIM, *_JSON, *_TIMES)} for t in tools]
             conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
                                             *(sa.column(c, sa.JSON) for c in _JSON))), claims)
@@ -231,5 +228,73 @@ def test_0008_adds_the_approval_floor_in_place_keeping_every_tool_and_its_settin
             assert conn.execute(sa.select(sa.func.count()).select_from(_OLD_CALLS)).scalar() == 1
         upgrade(engine)
         assert set(_approval_columns(engine)) == {"servers", "tool_settings", "calls"}
+    finally:
+        engine.dispose()
+
+
+# --- 0009: prompts, resources and resource templates (entries) ----------------------------------------
+
+_ENTRY_TABLES = {"entries", "entry_settings", "entry_reviews", "entry_definitions"}
+_ENTRIES = sa.table("entries", *(sa.column(c) for c in ("id", "server_id", "kind", "key", "name", "title",
+                                                         "description", "fingerprint", "digest")),
+                    *(sa.column(c, sa.JSON) for c in ("definition", "findings")),
+                    *(sa.column(c, UTCDateTime()) for c in ("first_seen_at", "last_seen_at", "retired_at")))
+_ENTRY_SETTINGS = sa.table("entry_settings", sa.column("entry_id"), sa.column("enabled"))
+_ENTRY_REVIEWS = sa.table("entry_reviews", *(sa.column(c) for c in ("entry_id", "fingerprint", "digest",
+                                                                     "reviewed_by")),
+                          sa.column("reviewed_at", UTCDateTime()))
+
+
+def _entry(entry_id: int, kind: str, key: str, definition: dict[str, Any]) -> dict[str, Any]:
+    return {"id": entry_id, "server_id": 1, "kind": kind, "key": key, "name": definition.get("name"),
+            "title": None, "description": definition.get("description"), "fingerprint": f"sha256:e{entry_id}",
+            "digest": f"sha256:d{entry_id}", "definition": definition, "findings": [], "first_seen_at": _AT,
+            "last_seen_at": _AT, "retired_at": None}
+
+
+def test_0009_adds_the_entry_tables_beside_the_tools_which_it_leaves_alone(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0008")
+        tools = [_old_tool(1, "kept", True, False, True)]
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
+            conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
+                                            *(sa.column(c, sa.JSON) for c in _JSON))),
+                         [{k: v for k, v in t.items() if k in (*_CLAIM, *_JSON, *_TIMES)} for t in tools])
+            conn.execute(sa.insert(_OLD_SETTINGS), [{"tool_id": 1, "enabled": True, "writable": False}])
+        assert not _ENTRY_TABLES & set(sa.inspect(engine).get_table_names())
+
+        upgrade(engine, "0009")
+
+        assert set(sa.inspect(engine).get_table_names()) >= _ENTRY_TABLES
+        prompt = {"name": "summarise", "description": "Summarise a book.",
+                  "arguments": [{"name": "title", "required": True}]}
+        template = {"uriTemplate": "books://by-title/{title}", "name": "book"}
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_ENTRIES), [_entry(1, "prompt", "summarise", prompt),
+                                               _entry(2, "template", "books://by-title/{title}", template)])
+            conn.execute(sa.insert(_ENTRY_SETTINGS), [{"entry_id": 1, "enabled": True},
+                                                      {"entry_id": 2, "enabled": False}])
+            conn.execute(sa.insert(_ENTRY_REVIEWS), [{"entry_id": 1, "fingerprint": "sha256:e1", "digest": "sha256:d1",
+                                                      "reviewed_by": "test:reviewer", "reviewed_at": _AT}])
+        with engine.connect() as conn:
+            stored = conn.execute(sa.select(_ENTRIES.c.kind, _ENTRIES.c.key, _ENTRIES.c.definition)
+                                  .order_by(_ENTRIES.c.id)).all()
+            kept = conn.execute(sa.select(Tool.name, ToolSettings.writable).join(ToolSettings)).all()
+        assert [tuple(r) for r in stored] == [("prompt", "summarise", prompt),
+                                              ("template", "books://by-title/{title}", template)]
+        assert [tuple(r) for r in kept] == [("kept", False)]
+        with engine.begin() as conn, pytest.raises(sa.exc.IntegrityError):  # one key per kind per server
+            conn.execute(sa.insert(_ENTRIES), [_entry(3, "prompt", "summarise", prompt)])
+
+        _downgrade(engine, "0008")
+
+        assert current_revision(engine) == "0008"
+        assert not _ENTRY_TABLES & set(sa.inspect(engine).get_table_names())
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(sa.func.count()).select_from(_OLD_SETTINGS)).scalar() == 1
+        upgrade(engine)
+        assert set(sa.inspect(engine).get_table_names()) >= _ENTRY_TABLES
     finally:
         engine.dispose()

@@ -45,6 +45,9 @@ def tool(name: str, **extra: Any) -> dict[str, Any]:
     return {"name": name, "inputSchema": {"type": "object"}, **extra}
 
 
+ENTRY_LISTS = ["prompts/list", "resources/list", "resources/templates/list"]
+
+
 def tools_list_requests(upstream: Upstream) -> list[Any]:
     return [r for r in upstream.requests if isinstance(r.body, dict) and r.body.get("method") == "tools/list"]
 
@@ -66,7 +69,9 @@ async def test_modern_era_over_streamable_http(json_response: bool) -> None:
     assert listing.instructions == "Demo upstream for toolvet tests."
     assert [t["name"] for t in listing.tools] == ["tool_0", "tool_1", "tool_2"]
     assert listing.pages == 1
-    assert upstream.rpc_methods() == ["server/discover", "tools/list"]
+    # The SDK server declares prompts and resources: their lists are read after the tools.
+    assert upstream.rpc_methods() == ["server/discover", "tools/list", *ENTRY_LISTS]
+    assert listing.entries == {"prompt": [], "resource": [], "template": []} and listing.entry_errors == []
     (request,) = tools_list_requests(upstream)
     assert request.headers["mcp-protocol-version"] == "2026-07-28"
     assert request.headers["mcp-method"] == "tools/list"
@@ -90,6 +95,7 @@ async def test_handshake_only_server_falls_back_to_initialize() -> None:
         "initialize",
         "notifications/initialized",
         "tools/list",
+        *ENTRY_LISTS,
     ]
     initialize = next(
         r for r in upstream.requests if isinstance(r.body, dict) and r.body.get("method") == "initialize"

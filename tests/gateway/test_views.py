@@ -15,6 +15,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
 from tests.gateway.conftest import ADMIN, BOUND, Toolvet
+from tests.library import library as shared_library
 from tests.upstreams import demo_server, modern_http_server, raw_listing_server
 from toolvet.services import preferences
 
@@ -25,25 +26,7 @@ ERAS = ["2026-07-28", "legacy"]
 
 def library(name: str = "library") -> MCPServer:
     """An upstream with a tool, a prompt, a resource and a resource template."""
-    server = MCPServer(name, version="0.1.0", log_level="WARNING")
-
-    @server.tool(name="lookup", description="Looks a book up.")
-    def lookup(title: str) -> str:
-        return f"found {title}"
-
-    @server.prompt(name="summarise", description="Summarise a book.")
-    def summarise(title: str) -> str:
-        return f"Summarise {title} in three lines."
-
-    @server.resource("books://catalogue", name="catalogue", description="Every book.")
-    def catalogue() -> str:
-        return "Dune; Emma"
-
-    @server.resource("books://by-title/{title}", name="book", description="One book.")
-    def book(title: str) -> str:
-        return f"the text of {title}"
-
-    return server
+    return shared_library(name, greet=False)
 
 
 @asynccontextmanager

@@ -22,6 +22,7 @@ COMMAND_MODULES: list[str] = [
     "servers",
     "tools",
     "tool_sets",
+    "entries",
     "review",
     "tokens",
     "audit",

@@ -18,6 +18,7 @@ from toolvet.cli import render
 from toolvet.cli.render import JsonOption
 from toolvet.cli.runtime import local
 from toolvet.domain.diff import ChangeKind, show, show_hint
+from toolvet.schemas.entries import EntryDiffOut
 from toolvet.schemas.tools import ChangeOut, DiffOut
 from toolvet.services import review
 from toolvet.services.tools import split_address
@@ -50,7 +51,7 @@ def diff(
         render.print_rich(view(out))
 
 
-def view(out: DiffOut) -> RenderableType:
+def view(out: DiffOut | EntryDiffOut) -> RenderableType:
     """The reviewer's view: a heading, the summary sentences, each text diff, then the changes table."""
     parts: list[RenderableType] = [heading(out), Text("")]
     parts += [Text.assemble("• ", sentence) for sentence in out.summary]
@@ -62,9 +63,10 @@ def view(out: DiffOut) -> RenderableType:
     return Group(*parts)
 
 
-def heading(out: DiffOut) -> Text:
-    """Which tool, its review state, and which two definitions are compared."""
-    text = Text.assemble((f"{out.server}/{out.tool}", "bold"), f"  review state: {out.review_state.value}\n")
+def heading(out: DiffOut | EntryDiffOut) -> Text:
+    """Which tool (or prompt, resource), its review state, and which two definitions are compared."""
+    what = out.tool if isinstance(out, DiffOut) else out.key
+    text = Text.assemble((f"{out.server}/{what}", "bold"), f"  review state: {out.review_state.value}\n")
     before = f"{out.compared_with} {out.before_fingerprint}" if out.compared_with else "nothing"
     text.append(f"before: {before}\nafter:  current {out.after_fingerprint}")
     return text

@@ -14,7 +14,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from toolvet.console.views import audit, servers, signin, tools
+from toolvet.console.views import audit, entries, servers, signin, tools
 from toolvet.console.visit import PREFIX, bare, page
 from toolvet.services.context import Context
 
@@ -44,6 +44,8 @@ def create_console(ctx: Context) -> Starlette:
         Route("/servers/{name}/discover", page(servers.discover_now), methods=["POST"]),
         Route("/tools", page(tools.tool_list)),
         Route("/tools/{server}/{tool:path}", page(tools.tool_detail), methods=["GET", "POST"]),
+        Route("/entries", page(entries.entry_list)),
+        Route("/entries/{server}/{kind}/{key:path}", page(entries.entry_action), methods=["POST"]),
         Route("/calls", page(calls.call_list)),
         Route("/calls/events", page(calls.call_events)),
         Route("/calls/{call_id}", page(calls.decide), methods=["POST"]),

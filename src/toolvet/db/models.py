@@ -1,6 +1,8 @@
 """The registry's tables. A tool is three records, each with one owner: its claim (``tools``, written
 by discovery, or by hand on manual servers), its settings (``tool_settings``, an operator's) and its
-current review (``tool_reviews``, a reviewer's). See docs/discovery.md."""
+current review (``tool_reviews``, a reviewer's). A server's prompts, resources and resource templates
+(its *entries*) are split the same way: ``entries``, ``entry_settings``, ``entry_reviews``. See
+docs/discovery.md."""
 
 from __future__ import annotations
 
@@ -156,6 +158,71 @@ class Review(Base):
     reviewed_by: Mapped[str] = mapped_column(Text)
     reviewed_at: Mapped[datetime] = mapped_column(UTCDateTime)
     note: Mapped[str | None] = mapped_column(Text)
+
+
+class Entry(Base):
+    """A prompt, resource or resource template as its server lists it: the record discovery owns, like
+    ``Tool``. ``kind`` is ``prompt``, ``resource`` or ``template``; ``key`` is what names it on its
+    server (a prompt's name, a resource's URI, a template's URI template). Its settings and its review
+    are records of their own (``EntrySettings``, ``EntryReview``)."""
+
+    __tablename__ = "entries"
+    __table_args__ = (UniqueConstraint("server_id", "kind", "key", name="uq_entries_server_kind_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    key: Mapped[str] = mapped_column(Text)
+    name: Mapped[str | None] = mapped_column(Text)
+    title: Mapped[str | None] = mapped_column(Text)
+    description: Mapped[str | None] = mapped_column(Text)
+    definition: Mapped[dict[str, Any]] = mapped_column(Json)
+    fingerprint: Mapped[str] = mapped_column(String(71))
+    digest: Mapped[str] = mapped_column(String(71))
+    first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    retired_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    findings: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
+
+    settings: Mapped[EntrySettings] = relationship(lazy="joined", innerjoin=True, viewonly=True)
+    review: Mapped[EntryReview | None] = relationship(lazy="joined", viewonly=True)
+
+
+class EntrySettings(Base):
+    """An operator's settings of one entry, 1:1 with its claim: made with the claim (``enabled`` = the
+    server's ``new_tools_enabled``), then an operator's, except that a pass clears ``enabled`` of an
+    entry it retires (``services.discovery_settings``)."""
+
+    __tablename__ = "entry_settings"
+
+    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), primary_key=True)
+    enabled: Mapped[bool] = mapped_column(Boolean)
+
+
+class EntryReview(Base):
+    """An entry's current review (no row: never reviewed); the note of each review is in the audit log."""
+
+    __tablename__ = "entry_reviews"
+
+    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(71))
+    digest: Mapped[str] = mapped_column(String(71))
+    reviewed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    reviewed_by: Mapped[str] = mapped_column(Text)
+
+
+class EntryDefinition(Base):
+    """Every distinct definition an entry has had (for the review diff), keyed by its digest."""
+
+    __tablename__ = "entry_definitions"
+    __table_args__ = (UniqueConstraint("entry_id", "digest", name="uq_entry_definitions_digest"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), index=True)
+    digest: Mapped[str] = mapped_column(String(71))
+    fingerprint: Mapped[str] = mapped_column(String(71))
+    definition: Mapped[dict[str, Any]] = mapped_column(Json)
+    first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class DiscoveryRun(Base):

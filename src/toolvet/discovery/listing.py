@@ -1,4 +1,5 @@
-"""Read one upstream server's complete ``tools/list``, raw, over any MCP transport and either era.
+"""Read one upstream server's complete ``tools/list``, raw, over any MCP transport and either era, and
+its prompts, resources and resource templates when it declares them.
 
 :func:`fetch_listing` is the boundary between discovery and the untrusted upstream: it never raises
 for anything the server or the network does, bounds every read, and returns each tool object exactly
@@ -18,10 +19,11 @@ from typing import Any, Literal
 import anyio
 import httpx2
 
+from toolvet.domain.entries import KINDS, KindSpec
 from toolvet.domain.listing import Listing
 from toolvet.upstream.errors import describe, one_line
 from toolvet.upstream.http import HttpChannel, UpstreamClient, http_client
-from toolvet.upstream.protocol import RELAYED_CAPABILITIES, Channel, TimedChannel, negotiate
+from toolvet.upstream.protocol import RELAYED_CAPABILITIES, Channel, Session, TimedChannel, negotiate
 from toolvet.upstream.streams import StderrTail, open_sse, open_stdio
 from toolvet.upstream.target import Target
 
@@ -188,7 +190,13 @@ async def _list(raw_channel: Channel, limits: Limits, state: _Pass) -> Listing:
     state.server_info = session.server_info
     state.capabilities = session.capabilities
     state.instructions = session.instructions
+    listing = await _read_tools(session, raw_channel, limits, state)
+    if listing.status == "ok":
+        await _read_entries(session, limits, listing)
+    return listing
 
+
+async def _read_tools(session: Session, raw_channel: Channel, limits: Limits, state: _Pass) -> Listing:
     seen: set[str] = set()
     cursor: str | None = None
     while True:
@@ -219,6 +227,47 @@ async def _list(raw_channel: Channel, limits: Limits, state: _Pass) -> Listing:
             )
         seen.add(next_cursor)
         cursor = next_cursor
+
+
+class _EntryListError(Exception):
+    """A prompts or resources list that toolvet could not read whole (its stored entries stay)."""
+
+
+async def _read_entries(session: Session, limits: Limits, listing: Listing) -> None:
+    """Each entry list the server declared, read whole into ``listing.entries`` (by kind), or its
+    failure into ``listing.entry_errors``: the tools' pass stands either way."""
+    declared = listing.capabilities or {}
+    for spec in KINDS.values():
+        if not isinstance(declared.get(spec.capability), dict):
+            continue
+        try:
+            listing.entries[spec.kind] = await _read_list(session, spec, limits)
+        except _EntryListError as exc:
+            listing.entry_errors.append(str(exc))
+        except Exception as exc:  # the server's error answer, a timeout: data, as for tools
+            listing.entry_errors.append(one_line(f"{spec.method}: {describe(exc, spec.method)}"))
+
+
+async def _read_list(session: Session, spec: KindSpec, limits: Limits) -> list[Any]:
+    items: list[Any] = []
+    seen: set[str] = set()
+    cursor: str | None = None
+    for page in range(1, limits.max_pages + 1):
+        result = await session.request(spec.method, None if cursor is None else {"cursor": cursor})
+        found = result.get(spec.list_key) if isinstance(result, dict) else None
+        if not isinstance(found, list):
+            raise _EntryListError(f"{spec.method} page {page}: {spec.list_key!r} is missing or not a list")
+        items.extend(found)
+        if len(items) > limits.max_tools:
+            raise _EntryListError(f"{spec.method}: more than max_tools={limits.max_tools} items")
+        next_cursor = result.get("nextCursor")
+        if next_cursor is None:
+            return items
+        if not isinstance(next_cursor, str) or next_cursor in seen:
+            raise _EntryListError(f"{spec.method} page {page}: a bad or repeated nextCursor")
+        seen.add(next_cursor)
+        cursor = next_cursor
+    raise _EntryListError(f"{spec.method}: more than max_pages={limits.max_pages} pages")
 
 
 def _show(cursor: str) -> str:

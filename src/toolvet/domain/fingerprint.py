@@ -7,7 +7,7 @@ host tools, reviews and always-allow entries all compare what it returns.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import rfc8785
@@ -43,16 +43,17 @@ def canonical_json(value: Any) -> bytes:
     return text if text is not None else rfc8785.dumps(value)
 
 
-def fingerprint(definition: Mapping[str, Any]) -> str:
-    """``sha256:`` + hex SHA-256 of the RFC 8785 text of a tool object's contract: the object of its
-    :data:`CONTRACT_MEMBERS`, absent ones as null, and its :func:`declared_security_schemes` as
-    ``securitySchemes`` when it declares any (a tool that declares none keeps the fingerprint it had
+def fingerprint(definition: Mapping[str, Any], members: Sequence[str] = CONTRACT_MEMBERS) -> str:
+    """``sha256:`` + hex SHA-256 of the RFC 8785 text of an advertised object's contract: the object of
+    its ``members`` (a tool's :data:`CONTRACT_MEMBERS` unless told; a prompt's or a resource's are in
+    ``domain.entries``), absent ones as null, and its :func:`declared_security_schemes` as
+    ``securitySchemes`` when it declares any (an object that declares none keeps the fingerprint it had
     before they were covered).
 
     Raises ``rfc8785.CanonicalizationError`` (a ValueError) when the contract has no RFC 8785 text
     (NaN, an integer beyond +-(2**53 - 1), a lone surrogate).
     """
-    contract = {key: definition.get(key) for key in CONTRACT_MEMBERS}
+    contract = {key: definition.get(key) for key in members}
     schemes = declared_security_schemes(definition)
     if schemes is not None:
         contract["securitySchemes"] = schemes

@@ -6,7 +6,7 @@ write side of discovery, which may run in a writer process of its own, imports n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = ["Listing"]
@@ -26,6 +26,10 @@ class Listing:
     it has already reconciled without looking at each tool (see ``services.discovery``). A listing
     that differs only in spelling (key order, page boundaries, another ``_meta`` on the page) gets
     another digest: that only costs a full reconcile.
+
+    ``entries`` holds, by kind (``prompt``, ``resource``, ``template``; see ``domain.entries``), every
+    item of each list the server declared and toolvet read whole; a list that failed is absent (its
+    stored entries are then left as they are) and ``entry_errors`` says why.
     """
 
     status: Literal["ok", "incomplete", "failed"]
@@ -37,3 +41,5 @@ class Listing:
     instructions: str | None
     pages: int
     digest: str | None = None
+    entries: dict[str, list[Any]] = field(default_factory=dict)
+    entry_errors: list[str] = field(default_factory=list)

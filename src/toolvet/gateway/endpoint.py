@@ -48,7 +48,7 @@ from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError, Upst
 from toolvet.gateway import outcomes
 from toolvet.gateway.access import AccessGate, TokenCache, principal_of
 from toolvet.gateway.conversation import PARKED_STATE, Conversation
-from toolvet.gateway.federation import Federation
+from toolvet.gateway.federation import EntryCache, Federation
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay
 from toolvet.schemas.calls import CallCreate, CallOut, CallStatus
@@ -159,7 +159,7 @@ class Endpoint:
         self.offered = offered
         self.view = view
         self.capabilities = upstream_capabilities
-        self.federation = Federation(prefixed=view.server is None)
+        self.federation = Federation(prefixed=view.server is None, entries=EntryCache(self.ctx))
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         with warnings.catch_warnings():
@@ -540,42 +540,40 @@ class Endpoint:
         dumped.pop("cursor", None)
         return dumped or None
 
-    async def _merged(self, ctx: ServerRequestContext[Any], method: str, key: str) -> list[dict[str, Any]]:
-        servers = await self._servers(self._principal(ctx))
+    async def _merged(self, ctx: ServerRequestContext[Any], key: str) -> list[dict[str, Any]]:
+        return await self.federation.list(await self._servers(self._principal(ctx)), key)
 
-        async def send(server: str, m: str, p: dict[str, Any] | None) -> Any:
-            return await self._send(ctx, server, m, p)
-
-        try:
-            return await self.federation.list(send, servers, method, key)
-        except UpstreamError as exc:
-            raise _passed_on(exc, INTERNAL_ERROR) from None
+    async def _routed_prompt(self, ctx: ServerRequestContext[Any], name: str) -> tuple[str, str]:
+        """(server, its own name) of an offered prompt; a disabled or held one is refused, saying why."""
+        routed = await self.federation.prompt(name, await self._servers(self._principal(ctx)))
+        if routed is None:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
+        if routed.refusal is not None:
+            raise MCPError(INVALID_PARAMS, f"Prompt {name} is not offered: {routed.refusal}")
+        return routed.server, routed.name
 
     async def _list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        items = await self._merged(ctx, "resources/list", "resources")
+        items = await self._merged(ctx, "resources")
         return types.ListResourcesResult.model_validate({"resources": items})
 
     async def _list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
-        items = await self._merged(ctx, "resources/templates/list", "resourceTemplates")
+        items = await self._merged(ctx, "resourceTemplates")
         return types.ListResourceTemplatesResult.model_validate({"resourceTemplates": items})
 
     async def _list_prompts(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        items = await self._merged(ctx, "prompts/list", "prompts")
+        items = await self._merged(ctx, "prompts")
         return types.ListPromptsResult.model_validate({"prompts": items})
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        routed = self.federation.prompt(params.name, await self._servers(self._principal(ctx)))
-        if routed is None:
-            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {params.name}")
-        server, name = routed
+        server, name = await self._routed_prompt(ctx, params.name)
         forwarded = {**(self._params(params) or {}), "name": name}
         raw = await self._upstream(ctx, server, "prompts/get", forwarded)
         return types.GetPromptResult.model_validate(raw)
@@ -628,10 +626,7 @@ class Endpoint:
         forwarded = self._params(params) or {}
         ref = params.ref
         if isinstance(ref, types.PromptReference):
-            routed = self.federation.prompt(ref.name, await self._servers(self._principal(ctx)))
-            if routed is None:
-                raise MCPError(INVALID_PARAMS, f"Unknown prompt: {ref.name}")
-            server, name = routed
+            server, name = await self._routed_prompt(ctx, ref.name)
             forwarded["ref"] = {**forwarded["ref"], "name": name}
             raw = await self._upstream(ctx, server, "completion/complete", forwarded)
         else:

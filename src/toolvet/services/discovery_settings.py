@@ -1,5 +1,6 @@
 """The one thing a discovery pass does to tool settings: a new tool gets its first values,
-and a tool the pass retires has ``enabled`` cleared. Nothing else of a pass names ``tool_settings``:
+and a tool the pass retires has ``enabled`` cleared (and the same for a prompt, resource or resource
+template, in ``entry_settings``). Nothing else of a pass names ``tool_settings``:
 ``services.discovery_writes`` and everything it uses import the claim table only.
 
 Both rules are one statement, an upsert of ``(tool_id, enabled)`` rows:
@@ -22,19 +23,21 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Dialect
 
 from toolvet.db.bulk import BulkInsert
-from toolvet.db.models import ToolSettings
+from toolvet.db.models import EntrySettings, ToolSettings
 
-__all__ = ["settle_settings"]
+__all__ = ["settle_entry_settings", "settle_settings"]
 
 
 def _upsert(dialect: Dialect, table: Table) -> Insert:
     clear = {"enabled": false()}
+    key = table.primary_key.columns.values()  # tool_id, or entry_id
     if dialect.name == "postgresql":
-        return postgresql.insert(table).on_conflict_do_update(index_elements=[table.c.tool_id], set_=clear)
-    return sqlite.insert(table).on_conflict_do_update(index_elements=[table.c.tool_id], set_=clear)
+        return postgresql.insert(table).on_conflict_do_update(index_elements=key, set_=clear)
+    return sqlite.insert(table).on_conflict_do_update(index_elements=key, set_=clear)
 
 
 _SETTLE = BulkInsert(ToolSettings.__table__, ("tool_id", "enabled", "writable"), build=_upsert)  # type: ignore[arg-type]
+_SETTLE_ENTRIES = BulkInsert(EntrySettings.__table__, ("entry_id", "enabled"), build=_upsert)  # type: ignore[arg-type]
 
 
 def settle_settings(conn: Connection, new_ids: Sequence[int], new_enabled: bool, retired_ids: Sequence[int]) -> None:
@@ -44,3 +47,12 @@ def settle_settings(conn: Connection, new_ids: Sequence[int], new_enabled: bool,
     rows = [{"tool_id": i, "enabled": new_enabled} for i in new_ids]
     rows += [{"tool_id": i, "enabled": False} for i in retired_ids]
     _SETTLE.execute(conn, {"writable": True}, rows)
+
+
+def settle_entry_settings(conn: Connection, new_ids: Sequence[int], new_enabled: bool,
+                          retired_ids: Sequence[int]) -> None:
+    """The same rule for prompts, resources and templates (``entry_settings``): new entries get
+    ``enabled`` = ``new_enabled``, retired ones have it cleared, nothing else is ever written."""
+    rows = [{"entry_id": i, "enabled": new_enabled} for i in new_ids]
+    rows += [{"entry_id": i, "enabled": False} for i in retired_ids]
+    _SETTLE_ENTRIES.execute(conn, {}, rows)

@@ -28,6 +28,7 @@ from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases
 from toolvet.services.context import Context
 from toolvet.services.discovery_settings import settle_settings
+from toolvet.services.entry_writes import write_entries
 from toolvet.services.shadowing import add_cross_server_findings
 
 # ------------------------------------------------------------------ the pass's statements, built once
@@ -274,7 +275,8 @@ def apply_listing(
     lease_key: str | None = None, holder: str = leases.HOLDER, tools_withheld: bool = False,
 ) -> DiscoveryRunOut:
     """Reconcile a listing and record the run, in one transaction. Only an ``ok`` listing changes
-    tools: an incomplete or failed one is recorded and changes nothing (SPEC §4.2). With ``lease_key``
+    tools (and prompts, resources, templates: ``services.entry_writes``): an incomplete or failed one
+    is recorded and changes nothing (SPEC §4.2). With ``lease_key``
     the lease ``holder`` has on it is released in the same transaction (the holder also names the
     run's runner).
 
@@ -316,11 +318,19 @@ def apply_listing(
                 write_changes(conn, server, changes, now)
                 counts = changes.counts()
                 _record_listing(conn, server, key, changes)
+        rejections = [r.as_dict() for r in changes.rejected]
+        if status == "ok":
+            # Prompts, resources and templates: reconciled on every ok pass (the tools' fast path covers tools).
+            rejections += write_entries(conn, server.id, listing.entries, now, new_enabled=server.new_tools_enabled,
+                                        remove_stale=server.remove_stale,
+                                        max_definition_bytes=ctx.settings.max_definition_bytes)
+            if listing.entry_errors:
+                error = "; ".join(listing.entry_errors)
         run: dict[str, Any] = {
             "server_id": server.id, "server_name": server.name, "started_at": started, "finished_at": now,
             "status": status, "trigger": trigger, "runner": holder,
             "protocol_version": listing.protocol_version, "pages": listing.pages,
-            "rejections": [r.as_dict() for r in changes.rejected], "error": error, **counts,
+            "rejections": rejections, "error": error, **counts,
         }
         run_id = conn.execute(_INSERT_RUN, run).scalar_one()
         if lease_key is not None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -26,10 +26,22 @@ from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 
+M = TypeVar("M", bound=BaseModel)
+
 
 def invalid_from(exc: ValidationError) -> InvalidInput:
     """Our error for pydantic's: the first problem, naming its field."""
     return invalid_from_errors(exc.errors())
+
+
+def validated(model: type[M], data: M | Mapping[str, Any]) -> M:
+    """``data`` as ``model`` (a dict from the CLI or the console, validated here), or our InvalidInput."""
+    if isinstance(data, model):
+        return data
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise invalid_from(exc) from None
 
 
 def invalid_from_errors(errors: Sequence[Mapping[str, Any]]) -> InvalidInput:

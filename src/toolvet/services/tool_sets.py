@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -24,7 +23,7 @@ from toolvet.schemas.tool_sets import ToolSetMember, ToolSetOut, ToolSetPut, che
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.servers import invalid_from
+from toolvet.services.servers import validated
 
 SET_PATH = "/mcp/sets/{name}"
 #: Most sets one read for the gateway asks for at once (its started endpoints are fewer).
@@ -39,12 +38,7 @@ def _checked_name(name: str) -> str:
 
 
 def _parsed(data: ToolSetPut | dict[str, Any]) -> ToolSetPut:
-    if isinstance(data, ToolSetPut):
-        return data
-    try:
-        return ToolSetPut.model_validate(data)
-    except ValidationError as exc:
-        raise invalid_from(exc) from None
+    return validated(ToolSetPut, data)
 
 
 def to_out(row: ToolSet) -> ToolSetOut:

@@ -9,11 +9,23 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from toolvet.api.routes import audit, calls, catalog, discovery, preferences, servers, tokens, tool_sets, tools
+from toolvet.api.routes import (
+    audit,
+    calls,
+    catalog,
+    discovery,
+    entries,
+    preferences,
+    servers,
+    tokens,
+    tool_sets,
+    tools,
+)
 
 ROUTERS: list[APIRouter] = [
     servers.router,
     tools.router,
+    entries.router,
     tool_sets.router,
     audit.router,
     tokens.router,
