@@ -1,0 +1,35 @@
+"""Connect: an operator authorizes toolvet at an OAuth-protected server's authorization server, and
+the callback the authorization server sends them back to."""
+
+from __future__ import annotations
+
+from starlette.responses import RedirectResponse, Response
+
+from toolvet.console.visit import PREFIX, Visit, url_part
+from toolvet.errors import UpstreamError
+from toolvet.services.oauth_connect import session_key
+
+
+async def connect(visit: Visit) -> Response:
+    """Start the authorization-code flow and send the operator to consent."""
+    name = visit.request.path_params["name"]
+    flows = visit.ctx.connects
+    if flows is None:
+        raise UpstreamError("Connect needs the running toolvet (toolvet serve)")
+    url = await flows.start(visit.principal, name, session_key(visit.session.csrf))
+    return RedirectResponse(url, status_code=303)
+
+
+async def callback(visit: Visit) -> Response:
+    """The authorization server's redirect back: hand the code to its flow, show how it went."""
+    flows = visit.ctx.connects
+    if flows is None:
+        raise UpstreamError("Connect needs the running toolvet (toolvet serve)")
+    server, failure = await flows.finish(
+        visit.field("state"), visit.field("code") or None, visit.field("iss") or None,
+        visit.field("error_description") or visit.field("error") or None, session_key(visit.session.csrf),
+    )
+    back = f"{PREFIX}/servers/{url_part(server)}"
+    if failure is not None:
+        return visit.redirect(back, f"Connecting {server} failed: {failure}", "error")
+    return visit.redirect(back, f"Connected {server}.")
