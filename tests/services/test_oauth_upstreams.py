@@ -4,6 +4,7 @@ following redirects, then discovery and calls carrying the tokens, refresh, and 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from toolvet.settings import Settings
 ADMIN = Principal(actor="test:admin", role=Role.ADMIN)
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 ALLOW = re.compile(r'href="(/consent/allow\?id=[^"]+)"')
+CONTINUE = re.compile(r'id="continue" href="([^"]+)"')
 
 
 @dataclass
@@ -67,12 +69,20 @@ def consent(browser: httpx2.Client, toolvet: Toolvet, name: str) -> httpx2.Respo
     page = browser.get(f"/console/servers/{name}")
     csrf = CSRF.search(page.text)
     assert csrf is not None and 'id="connect"' in page.text
-    at_consent = browser.post(f"/console/servers/{name}/connect", data={"csrf": csrf.group(1)},
-                              follow_redirects=True)
+    at_consent = browser.get(authorize_url(browser, name, csrf.group(1)), follow_redirects=True)
     assert at_consent.status_code == 200 and "Allow" in at_consent.text, at_consent.text
     allow = ALLOW.search(at_consent.text)
     assert allow is not None
     return browser.get(str(at_consent.url.join(allow.group(1))), follow_redirects=True)
+
+
+def authorize_url(browser: httpx2.Client, name: str, csrf: str) -> str:
+    """Click Connect: toolvet's page that sends the browser on to the authorization server."""
+    going = browser.post(f"/console/servers/{name}/connect", data={"csrf": csrf})
+    assert going.status_code == 200, going.text
+    link = CONTINUE.search(going.text)
+    assert link is not None
+    return html.unescape(link.group(1))
 
 
 def add_protected(ctx: Context, upstream: ProtectedUpstream, name: str = "locked") -> None:
@@ -217,9 +227,7 @@ def test_a_callback_state_is_single_use_and_bound_to_its_session(pair: tuple[Too
         page = browser.get("/console/servers/locked")
         csrf = CSRF.search(page.text)
         assert csrf is not None
-        to_authorize = browser.post("/console/servers/locked/connect", data={"csrf": csrf.group(1)})
-        assert to_authorize.status_code == 303
-        at_consent = browser.get(to_authorize.headers["location"], follow_redirects=True)
+        at_consent = browser.get(authorize_url(browser, "locked", csrf.group(1)), follow_redirects=True)
         allow = ALLOW.search(at_consent.text)
         assert allow is not None
         back = browser.get(str(at_consent.url.join(allow.group(1))))

@@ -146,7 +146,8 @@ class HttpChannel:
         #: Where an OAuth-protected server's ``Authorization`` comes from (None: static headers only).
         self.auth = auth
         self.url = url
-        self.headers = dict(headers)
+        # An OAuth-protected server's Authorization is the token's, never a static header's.
+        self.headers = {k: v for k, v in headers.items() if auth is None or k.lower() != "authorization"}
         self.timeout = timeout
         self.max_response_bytes = max_response_bytes
         #: One SSE event is refused past this many bytes, before more of it is buffered.

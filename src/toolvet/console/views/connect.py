@@ -3,7 +3,9 @@ the callback the authorization server sends them back to."""
 
 from __future__ import annotations
 
-from starlette.responses import RedirectResponse, Response
+from urllib.parse import urlsplit
+
+from starlette.responses import Response
 
 from toolvet.console.visit import PREFIX, Visit, url_part
 from toolvet.errors import UpstreamError
@@ -17,7 +19,9 @@ async def connect(visit: Visit) -> Response:
     if flows is None:
         raise UpstreamError("Connect needs the running toolvet (toolvet serve)")
     url = await flows.start(visit.principal, name, session_key(visit.session.csrf))
-    return RedirectResponse(url, status_code=303)
+    minutes = max(round(visit.ctx.settings.oauth_connect_seconds / 60), 1)
+    return visit.render("connect.html", title=f"Connect {name}", server=name, url=url,
+                        host=urlsplit(url).netloc, minutes=minutes)
 
 
 async def callback(visit: Visit) -> Response:
