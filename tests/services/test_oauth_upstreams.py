@@ -21,7 +21,7 @@ from tests.upstreams import bound_socket, serve
 from toolvet.api.app import create_app
 from toolvet.db.models import ServerOAuth
 from toolvet.schemas.tools import TokenCreate
-from toolvet.services import discovery, oauth, servers, tokens
+from toolvet.services import discovery, oauth, preferences, servers, tokens
 from toolvet.services.auth import Principal, Role
 from toolvet.services.context import Context
 from toolvet.settings import Settings
@@ -130,6 +130,11 @@ def test_connect_stores_tokens_sealed_and_discovery_uses_them(pair: tuple[Toolve
                        headers={"authorization": f"Bearer {toolvet.operator_token}"})
     assert shown.json()["auth"] == "oauth2" and shown.json()["oauth"]["status"] == "connected"
     assert access not in shown.text and refresh not in shown.text
+    logged = httpx2.get(f"{toolvet.url}/api/v1/audit", params={"action": "server.connect"}, timeout=10.0,
+                        headers={"authorization": f"Bearer {toolvet.operator_token}"})
+    [entry] = logged.json()["items"]
+    assert entry["actor"] == "token:op" and entry["after"]["status"] == "connected"
+    assert access not in logged.text and refresh not in logged.text
 
 
 def test_a_refused_token_is_refreshed_once_and_the_request_retried(
@@ -239,3 +244,27 @@ def test_a_callback_state_is_single_use_and_bound_to_its_session(pair: tuple[Too
         reused = browser.get(callback)
         assert reused.status_code == 422 and "unknown, used or expired" in reused.text
         assert browser.get("/console/oauth/callback?state=made-up&code=x").status_code == 422
+
+
+def test_calls_carry_the_token_and_fail_with_needs_reconnect_once_it_is_revoked(
+    pair: tuple[Toolvet, ProtectedUpstream],
+) -> None:
+    toolvet, upstream = pair
+    consumer = tokens.create_token(toolvet.ctx, ADMIN, TokenCreate(role="consumer", name="c", user="ana")).token
+    with signed_in(toolvet) as browser:
+        consent(browser, toolvet, "locked")
+    assert discover_one(toolvet.ctx).status == "ok"
+    preferences.set_permission_mode(toolvet.ctx, ADMIN, "ana", "allow")
+    call = {"server_type": "locked", "tool_name": "secret_word", "arguments": {}}
+    with httpx2.Client(base_url=toolvet.url, timeout=20.0,
+                       headers={"authorization": f"Bearer {consumer}"}) as client:
+        ran = client.post("/api/v1/calls", json=call)
+        assert ran.status_code == 200, ran.text
+        assert "swordfish" in ran.text
+        # The upstream saw toolvet's own token, never the consumer's.
+        sent = [r.headers.get("authorization", "") for r in upstream.upstream.requests if r.path == "/mcp"]
+        assert all(consumer not in value for value in sent)
+        assert any(value.removeprefix("Bearer ") in upstream.authority.access for value in sent)
+        upstream.authority.revoke_everything()
+        refused = client.post("/api/v1/calls", json=call)
+        assert "needs reconnect" in refused.text, refused.text

@@ -22,11 +22,13 @@ import anyio.abc
 import anyio.to_thread
 from mcp.shared.auth import AuthorizationCodeResult
 
+from toolvet.db.models import ServerOAuth
 from toolvet.errors import Forbidden, InvalidInput, UpstreamError
 from toolvet.schemas.oauth import OAuthGrant
+from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.oauth import DbGrantStore, config_of, flow_client, load_oauth_server
+from toolvet.services.oauth import config_of, flow_client, load_oauth_server, oauth_out, write_grant
 from toolvet.upstream.errors import describe
 from toolvet.upstream.oauth import Consent, Grant, NeedsReconnect, OAuthConfig, obtain
 
@@ -57,14 +59,22 @@ def _server_plan(ctx: Context, principal: Principal, name: str, grant: OAuthGran
         return config_of(ctx, server), server.id
 
 
-async def _store(ctx: Context, server_id: int, obtained: Grant) -> None:
-    """Store a freshly obtained grant over whatever is stored (a person just consented)."""
-    store = DbGrantStore(ctx, server_id)
-    for _ in range(5):
-        current = await store.load()
-        if await store.save(replace(obtained, needs_reconnect=None), current.version):
-            return
-    raise UpstreamError("the server's authorization kept changing while it was being stored")
+def _store_now(ctx: Context, principal: Principal, name: str, server_id: int, obtained: Grant) -> None:
+    """Store a freshly obtained grant over whatever is stored (a person just consented), and say so
+    in the audit log (the grant's state only, never a token)."""
+    with ctx.db.transaction() as session:
+        row = session.get(ServerOAuth, server_id)
+        if row is None:
+            raise UpstreamError(f"{name}: the server no longer uses OAuth")
+        before = oauth_out(row)
+        if not write_grant(ctx, session, server_id, replace(obtained, needs_reconnect=None), row.version):
+            raise UpstreamError(f"{name}: its authorization changed while it was being stored; connect again")
+        session.refresh(row)
+        audit.record(session, principal, "server.connect", "server", f"server:{name}", before, oauth_out(row))
+
+
+async def _store(ctx: Context, principal: Principal, name: str, server_id: int, obtained: Grant) -> None:
+    await anyio.to_thread.run_sync(_store_now, ctx, principal, name, server_id, obtained)
 
 
 async def connect_now(ctx: Context, principal: Principal, name: str) -> None:
@@ -76,7 +86,7 @@ async def connect_now(ctx: Context, principal: Principal, name: str) -> None:
             obtained = await obtain(client, config, Grant())
     except Exception as exc:
         raise UpstreamError(f"{name}: {describe(exc, config.server_url)}") from None
-    await _store(ctx, server_id, obtained)
+    await _store(ctx, principal, name, server_id, obtained)
 
 
 class ConnectFlows:
@@ -127,7 +137,7 @@ class ConnectFlows:
             try:
                 async with flow_client(self.ctx) as client:
                     obtained = await obtain(client, config, Grant(), consent=Consent(redirect, callback))
-                await _store(self.ctx, server_id, obtained)
+                await _store(self.ctx, principal, name, server_id, obtained)
                 pending.failure = None
             except Exception as exc:
                 pending.failure = describe(exc, config.server_url)
