@@ -17,7 +17,7 @@ import pytest
 from cryptography.fernet import Fernet
 
 from tests.servers.oauth_server import ProtectedUpstream, protected_server
-from tests.upstreams import bound_socket, serve
+from tests.upstreams import bound_socket, modern_http_server, serve
 from toolvet.api.app import create_app
 from toolvet.db.models import ServerOAuth
 from toolvet.schemas.tools import TokenCreate
@@ -268,3 +268,16 @@ def test_calls_carry_the_token_and_fail_with_needs_reconnect_once_it_is_revoked(
         upstream.authority.revoke_everything()
         refused = client.post("/api/v1/calls", json=call)
         assert "needs reconnect" in refused.text, refused.text
+
+
+def test_connecting_a_server_that_asks_for_no_authorization_says_so(tmp_path: Path) -> None:
+    with modern_http_server() as plain, running_toolvet(tmp_path) as toolvet:
+        servers.create_server(toolvet.ctx, ADMIN, {"name": "open", "url": plain.url, "auth": "oauth2"})
+        with signed_in(toolvet) as browser:
+            page = browser.get("/console/servers/open")
+            csrf = CSRF.search(page.text)
+            assert csrf is not None
+            refused = browser.post("/console/servers/open/connect", data={"csrf": csrf.group(1)})
+        assert refused.status_code == 502
+        assert "without asking for authorization" in html.unescape(refused.text)
+        assert "if it needs none, set its auth to none" in html.unescape(refused.text)

@@ -29,8 +29,8 @@ from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.oauth import config_of, flow_client, load_oauth_server, oauth_out, write_grant
-from toolvet.upstream.errors import describe
-from toolvet.upstream.oauth import Consent, Grant, NeedsReconnect, OAuthConfig, obtain
+from toolvet.upstream.errors import NeedsReconnect, describe
+from toolvet.upstream.oauth import Consent, Grant, OAuthConfig, obtain
 
 
 def session_key(secret: str) -> str:

@@ -13,7 +13,7 @@
 Nothing outside this package imports the SDK's client side or httpx2 for talking to a server.
 """
 
-from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError, SessionExpired, describe
+from toolvet.upstream.errors import ChannelError, NeedsReconnect, ProtocolError, RpcError, SessionExpired, describe
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, Session, negotiate
 from toolvet.upstream.target import Target
 
@@ -21,6 +21,7 @@ __all__ = [
     "NO_HOOKS",
     "ChannelError",
     "Hooks",
+    "NeedsReconnect",
     "ProtocolError",
     "RpcError",
     "Session",

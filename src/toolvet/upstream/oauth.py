@@ -39,9 +39,9 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl, ValidationError
 
-from toolvet.upstream.errors import ChannelError
+from toolvet.upstream.errors import ChannelError, NeedsReconnect
 
-__all__ = ["Consent", "Grant", "GrantStore", "NeedsReconnect", "OAuthConfig", "TokenSource", "obtain"]
+__all__ = ["Consent", "Grant", "GrantStore", "OAuthConfig", "TokenSource", "obtain"]
 
 GrantType = Literal["client_credentials", "authorization_code"]
 #: The body of a request sent only to be told 401 (what starts discovery); its answer is small.
@@ -52,15 +52,6 @@ _PROBE_HEADERS: Final = {"content-type": "application/json", "accept": "applicat
 _MAX_FLOW_BYTES: Final = 256 * 1024
 #: Requests one flow may make (discovery fallbacks, registration, redirects, token): a loop bound.
 _MAX_FLOW_STEPS: Final = 24
-
-
-class NeedsReconnect(ChannelError):
-    """The server's authorization is gone (no token yet, or a refresh the server refused): a person
-    must Connect again. Calls and discovery fail with this reason until they do."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"needs reconnect: {reason}")
-        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -146,9 +137,13 @@ class _Memory:
 
 
 async def _send(client: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Response:
-    """One request of a flow, its answer read whole but bounded (the SDK's parsers read it)."""
+    """One request of a flow, its answer read whole but bounded (the SDK's parsers read it), and
+    uncompressed (a bound on compressed bytes bounds nothing)."""
+    request.headers["accept-encoding"] = "identity"
     response = await client.send(request, stream=True, follow_redirects=False)
     try:
+        if response.headers.get("content-encoding", "identity").strip().lower() not in ("", "identity"):
+            raise ChannelError(f"OAuth: {request.url.host} compressed its answer although toolvet asked for none")
         chunks: list[bytes] = []
         total = 0
         async for chunk in response.aiter_raw():
@@ -245,6 +240,9 @@ async def obtain(
         else:
             raise NeedsReconnect(f"the OAuth flow took more than {_MAX_FLOW_STEPS} requests")
     except StopAsyncIteration:
+        if storage.grant.tokens is None:
+            raise NeedsReconnect("the server answered without asking for authorization (no 401): "
+                                 "if it needs none, set its auth to none") from None
         raise NeedsReconnect("the server still refuses toolvet after authorization") from None
     except (OAuthFlowError, OAuthTokenError, ValidationError, ValueError) as exc:
         raise NeedsReconnect(f"OAuth failed: {exc}") from None
