@@ -60,6 +60,8 @@ class Authority:
     #: The RFC 8707 ``resource`` of every token issued, in order.
     resources: list[str | None] = field(default_factory=list)
     refreshes: int = 0
+    #: Refresh requests received, granted or not.
+    refresh_requests: int = 0
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -96,6 +98,7 @@ class Authority:
         return self._issue(client, authorization_code.scopes, authorization_code.resource, self.first_lifetime)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> Any:
+        self.refresh_requests += 1
         token = self.refresh.get(refresh_token)
         return token if token is not None and token.client_id == client.client_id else None
 

@@ -79,7 +79,8 @@ def _open(ctx: Context, row: ServerOAuth | None) -> dict[str, Any]:
 
 def _grant_of(ctx: Context, row: ServerOAuth) -> Grant:
     stored = _open(ctx, row).get("grant") or {}
-    fields = {key: stored.get(key) for key in ("tokens", "expires_at", "client_info", "metadata", "resource_metadata")}
+    fields = {key: stored.get(key) for key in ("tokens", "expires_at", "client_info", "metadata", "resource_metadata",
+                                               "claimed_until")}
     reconnect = (row.error or "refused") if row.status == OAuthStatus.NEEDS_RECONNECT else None
     return Grant(**fields, needs_reconnect=reconnect, version=row.version)
 
@@ -160,7 +161,7 @@ def token_source(ctx: Context, server: Server) -> TokenSource | None:
     source = ctx.token_sources.get(server.id)
     if source is None or source.config != config:
         source = TokenSource(config, DbGrantStore(ctx, server.id), lambda: flow_client(ctx),
-                             skew=ctx.settings.oauth_refresh_skew, wait=ctx.settings.read_timeout)
+                             skew=ctx.settings.oauth_refresh_skew, wait=2 * ctx.settings.read_timeout)
         ctx.token_sources[server.id] = source
     return source
 

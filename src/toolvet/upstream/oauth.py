@@ -80,6 +80,8 @@ class Grant:
     resource_metadata: dict[str, Any] | None = None
     #: Set when the last refresh was refused: the reason shown until someone Connects again.
     needs_reconnect: str | None = None
+    #: A process is refreshing until then (seconds since the epoch): the others wait for its token.
+    claimed_until: float | None = None
     #: Bumped by every save; a save names the version it read (compare-and-set).
     version: int = 0
 
@@ -302,16 +304,24 @@ class TokenSource:
                 raise NeedsReconnect(grant.needs_reconnect)
             if grant.tokens is None and self.config.grant == "authorization_code":
                 raise NeedsReconnect("not connected yet: an operator must Connect the server")
-            if not await self.store.save(grant, grant.version):
+            if grant.claimed_until is not None and grant.claimed_until > time.time():
                 return await self._other_refresh(rejected)
-            claimed = replace(grant, version=grant.version + 1)
+            claim = replace(grant, claimed_until=time.time() + self.wait)
+            if not await self.store.save(claim, grant.version):
+                return await self._other_refresh(rejected)
+            claimed = replace(claim, version=grant.version + 1)
             try:
                 async with self.client() as client:
                     new = await obtain(client, self.config, claimed,
                                        refresh_only=self.config.grant == "authorization_code")
             except NeedsReconnect as exc:
-                await self.store.save(replace(claimed, needs_reconnect=exc.reason), claimed.version)
+                await self.store.save(replace(claimed, needs_reconnect=exc.reason, claimed_until=None), claimed.version)
                 raise
+            except BaseException:
+                with anyio.CancelScope(shield=True):  # the claim is given back, so others need not wait it out
+                    await self.store.save(replace(claimed, claimed_until=None), claimed.version)
+                raise
+            new = replace(new, claimed_until=None)
             if await self.store.save(new, claimed.version):
                 return f"Bearer {new.access_token}"
             current = await self.store.load()  # a person Connected meanwhile: theirs wins
@@ -325,8 +335,11 @@ class TokenSource:
             while True:
                 await anyio.sleep(0.05)
                 current = await self.store.load()
-                if self._usable(current, rejected, 0):
-                    return f"Bearer {current.access_token}"
                 if current.needs_reconnect:
                     raise NeedsReconnect(current.needs_reconnect)
+                if current.claimed_until is not None and current.claimed_until > time.time():
+                    continue  # still refreshing: the token it holds is the one being replaced
+                if self._usable(current, rejected, 0):
+                    return f"Bearer {current.access_token}"
+                break  # given back or lapsed without a token: the next request claims anew
         raise ChannelError(f"another toolvet process is refreshing the token and did not finish within {self.wait:g} s")
