@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.console.conftest import ADMIN, Console, new_page, screenshot, sign_in
+from tests.servers.oauth_machine_server import CLIENT_ID, CLIENT_SECRET, machine_server
 from tests.servers.oauth_server import protected_server
 from toolvet.services import servers
 
@@ -45,4 +46,22 @@ def test_an_operator_connects_an_oauth_server_from_the_console(browser: Any, con
         page.goto(console.at("/console/servers/locked"))
         assert "needs reconnect" in page.locator("#oauth").inner_text()
         screenshot(page, "oauth-needs-reconnect")
+    page.context.close()
+
+
+def test_connect_on_a_client_credentials_server_gets_its_token_at_once(browser: Any, console: Console) -> None:
+    page = new_page(browser)
+    with machine_server() as upstream:
+        sign_in(page, console)
+        servers.create_server(console.ctx, ADMIN, {
+            "name": "meter", "url": upstream.url, "auth": "oauth2",
+            "oauth": {"grant": "client_credentials", "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET}})
+        page.goto(console.at("/console/servers/meter"))
+        assert "client credentials" in page.locator("#oauth").inner_text()
+        page.click("#connect")
+        page.wait_for_url("**/console/servers/meter")
+        assert "Connected meter." in page.locator(".flash").inner_text()
+        assert "connected" in page.locator("#oauth .badge").inner_text()
+        assert CLIENT_SECRET not in page.content()
+        assert len(upstream.authority.tokens) == 1
     page.context.close()

@@ -9,12 +9,19 @@ from starlette.responses import Response
 
 from toolvet.console.visit import PREFIX, Visit, url_part
 from toolvet.errors import UpstreamError
-from toolvet.services.oauth_connect import session_key
+from toolvet.schemas.oauth import OAuthGrant
+from toolvet.services import servers
+from toolvet.services.oauth_connect import connect_now, session_key
 
 
 async def connect(visit: Visit) -> Response:
-    """Start the authorization-code flow and send the operator to consent."""
+    """Start the authorization-code flow and send the operator to consent (a client-credentials
+    server gets its token at once)."""
     name = visit.request.path_params["name"]
+    server = await visit.run(servers.get_server, name)
+    if server.oauth is not None and server.oauth.grant is OAuthGrant.CLIENT_CREDENTIALS:
+        await connect_now(visit.ctx, visit.principal, name)
+        return visit.redirect(f"{PREFIX}/servers/{url_part(name)}", f"Connected {name}.")
     flows = visit.ctx.connects
     if flows is None:
         raise UpstreamError("Connect needs the running toolvet (toolvet serve)")
