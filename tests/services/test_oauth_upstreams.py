@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
@@ -283,3 +284,19 @@ def test_connecting_a_server_that_asks_for_no_authorization_says_so(tmp_path: Pa
         assert refused.status_code == 502
         assert "without asking for authorization" in html.unescape(refused.text)
         assert "if it needs none, set its auth to none" in html.unescape(refused.text)
+
+
+def test_a_refused_consent_is_reported_and_stores_nothing(pair: tuple[Toolvet, ProtectedUpstream]) -> None:
+    toolvet, upstream = pair
+    with signed_in(toolvet) as browser:
+        page = browser.get("/console/servers/locked")
+        csrf = CSRF.search(page.text)
+        assert csrf is not None
+        state = parse_qs(urlsplit(authorize_url(browser, "locked", csrf.group(1))).query)["state"][0]
+        # What the authorization server sends back when the person clicks "Deny" (RFC 6749 4.1.2.1).
+        back = browser.get("/console/oauth/callback", params={"state": state, "error": "access_denied"},
+                           follow_redirects=True)
+        assert "Connecting locked failed: the authorization server said: access_denied" in html.unescape(back.text)
+    shown = servers.get_server(toolvet.ctx, ADMIN, "locked")
+    assert shown.oauth is not None and shown.oauth.status.value == "not connected"
+    assert upstream.authority.access == {}
