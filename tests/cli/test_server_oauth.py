@@ -53,7 +53,11 @@ def test_connect_prints_where_a_person_clicks_connect(home, toolvet: Toolvet, mo
         printed = toolvet.ok("server", "connect", "locked").stdout
         assert "https://toolvet.example/console/servers/locked#oauth" in printed
         assert "needs reconnect: not connected yet" in toolvet("discover", "locked").stdout
+        toolvet.ok("server", "set", "locked", "--oauth-scope", "tools")
+        oauth = toolvet.json("server", "show", "locked")["oauth"]
+        assert (oauth["grant"], oauth["scope"], oauth["status"]) == ("authorization_code", "tools", "not connected")
         toolvet.ok("server", "set", "locked", "--auth", "none")
+        assert toolvet.json("server", "show", "locked")["oauth"] is None
         assert "auth = none" in toolvet.fails("server", "connect", "locked")
 
 
