@@ -298,3 +298,49 @@ def test_0009_adds_the_entry_tables_beside_the_tools_which_it_leaves_alone(datab
         assert set(sa.inspect(engine).get_table_names()) >= _ENTRY_TABLES
     finally:
         engine.dispose()
+
+
+# --- 0013: the authorization of OAuth-protected upstreams ---------------------------------------------
+
+_OAUTH = sa.table("server_oauth", *(sa.column(c) for c in ("server_id", "grant", "client_id", "scope", "secret",
+                                                            "status", "error", "version")),
+                  sa.column("updated_at", UTCDateTime()))
+
+
+def test_0013_adds_server_oauth_beside_servers_and_drops_it_again(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0008")
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [{
+                "id": sid, "name": name, "transport": "streamable-http", "url": f"http://127.0.0.1:1/{name}",
+                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
+                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
+                "remove_stale": False, "created_at": _AT, "updated_at": _AT} for sid, name in ((1, "up"), (2, "gone"))])
+            conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
+                                            *(sa.column(c, sa.JSON) for c in _JSON))),
+                         [{k: v for k, v in _old_tool(1, "kept", True, False, False).items()
+                           if k in (*_CLAIM, *_JSON, *_TIMES)}])
+
+        upgrade(engine, "0013")
+
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_OAUTH), [{
+                "server_id": sid, "grant": "authorization_code", "client_id": None, "scope": None, "secret": None,
+                "status": "not connected", "error": None, "version": 0, "updated_at": _AT} for sid in (1, 2)])
+            conn.execute(sa.text("DELETE FROM servers WHERE id = 2"))
+        with engine.connect() as conn:
+            # A server's row goes with it; the other server, its tool and its row stay.
+            assert conn.execute(sa.select(_OAUTH.c.server_id)).scalars().all() == [1]
+            assert conn.execute(sa.select(Tool.name)).scalars().all() == ["kept"]
+
+        _downgrade(engine, "0008")
+
+        assert "server_oauth" not in sa.inspect(engine).get_table_names()
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT name FROM servers")).scalars().all() == ["up"]
+            assert conn.execute(sa.select(Tool.name)).scalars().all() == ["kept"]
+        upgrade(engine)
+        assert "server_oauth" in sa.inspect(engine).get_table_names()
+    finally:
+        engine.dispose()

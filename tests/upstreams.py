@@ -113,12 +113,19 @@ def _recording(app: ASGIApp, sink: list[RecordedRequest]) -> ASGIApp:
     return recorder
 
 
-@contextmanager
-def serve(app: ASGIApp, path: str = "/mcp") -> Iterator[Upstream]:
-    """Serve ``app`` on a free 127.0.0.1 port in a background thread; yield the Upstream for ``path``."""
+def bound_socket() -> socket.socket:
+    """A socket bound to a free 127.0.0.1 port, for an app that must know its own URL before it is served."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+@contextmanager
+def serve(app: ASGIApp, path: str = "/mcp", sock: socket.socket | None = None) -> Iterator[Upstream]:
+    """Serve ``app`` on a free 127.0.0.1 port (or on ``sock``) in a background thread; yield the
+    Upstream for ``path``."""
+    sock = sock or bound_socket()
     port = sock.getsockname()[1]
     upstream = Upstream(url=f"http://127.0.0.1:{port}{path}")
     config = uvicorn.Config(

@@ -82,6 +82,17 @@ class Settings(BaseSettings):
         default=None, description="URL of an external OAuth authorization server that issues the tokens clients "
         "present, named in the protected-resource metadata. Unset: toolvet names itself, and serves RFC 8414 "
         "metadata that says its tokens are issued by an operator (`toolvet token create`).")
+    public_url: str | None = Field(
+        default=None, description="The address people's browsers reach toolvet at (scheme, host, port, any "
+        "prefix), for the OAuth callback an authorization server sends an operator back to after **Connect** "
+        "(`PUBLIC_URL/console/oauth/callback`) and the URL `toolvet server connect` prints. Unset: "
+        "`http://HOST:PORT` of `toolvet serve`.")
+    oauth_connect_seconds: float = Field(
+        default=600.0, gt=0, description="Seconds an operator has to consent at the authorization server after "
+        "clicking **Connect**; the callback's state expires then and is good for one use only.")
+    oauth_refresh_skew: float = Field(
+        default=60.0, ge=0, description="Seconds before an upstream's OAuth access token expires that toolvet "
+        "refreshes it (a token without a lifetime is refreshed when the server refuses it).")
     # Bounds on what clients send and what toolvet keeps (docs/api.md, "Limits").
     max_body_bytes: int = Field(
         default=1024 * 1024, ge=1, description="Largest request body (bytes) accepted by the REST API, the "
@@ -125,6 +136,10 @@ class Settings(BaseSettings):
                 except ValueError:
                     raise ValueError(f"{item!r} is not an address range (CIDR)") from None
         return value
+
+    def resolved_public_url(self) -> str:
+        """Where browsers reach toolvet: ``public_url``, else ``toolvet serve``'s own address."""
+        return (self.public_url or f"http://{self.host}:{self.port}").rstrip("/")
 
     def resolved_database_url(self) -> str:
         """The database URL to use, with the embedded SQLite default and psycopg 3 as PostgreSQL driver."""

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 
-from tests.upstreams import serve
+from tests.upstreams import bound_socket, serve
 from toolvet.api.app import create_app
 from toolvet.schemas.tools import TokenCreate
 from toolvet.services import tokens
@@ -79,11 +79,14 @@ class Console:
 
 @pytest.fixture
 def console(tmp_path: Path) -> Iterator[Console]:
-    """toolvet (API + console) served on 127.0.0.1 over a fresh SQLite database."""
+    """toolvet (API + console) served on 127.0.0.1 over a fresh SQLite database, knowing its own URL
+    (``public_url``: where an OAuth authorization server sends the browser back)."""
+    sock = bound_socket()
     settings = Settings(
         home=tmp_path,
         database_url=f"sqlite:///{tmp_path}/toolvet.sqlite3",
         secret_key=Fernet.generate_key().decode(),
+        public_url=f"http://127.0.0.1:{sock.getsockname()[1]}",
     )
     ctx = Context.open(settings)
     minted = {
@@ -93,7 +96,7 @@ def console(tmp_path: Path) -> Iterator[Console]:
         for role in ("admin", "operator", "reader", "consumer")
     }
     try:
-        with serve(create_app(ctx), "") as running:
+        with serve(create_app(ctx), "", sock) as running:
             yield Console(running.url, ctx, minted)
     finally:
         ctx.close()

@@ -18,6 +18,7 @@ from toolvet.console import mount_console
 from toolvet.gateway.gateway import gateway_lifetime, mount_gateway
 from toolvet.services.calls import CallService
 from toolvet.services.context import Context
+from toolvet.services.oauth_connect import ConnectFlows
 from toolvet.web import UnexpectedErrors
 
 API_PREFIX = "/api/v1"
@@ -30,9 +31,9 @@ def healthz() -> dict[str, str]:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The app's long-lived parts, in order: the call service, then the MCP gateway that forwards
-    through it (stopped in reverse)."""
-    async with CallService(app.state.ctx), gateway_lifetime(app):
+    """The app's long-lived parts, in order: the call service, the operators' OAuth Connect flows,
+    then the MCP gateway that forwards through it (stopped in reverse)."""
+    async with CallService(app.state.ctx), ConnectFlows(app.state.ctx).run(), gateway_lifetime(app):
         yield
 
 

@@ -156,7 +156,8 @@ def show_change(obj: BaseModel, as_json: bool, message: str) -> None:
 
 # Rows for each kind of object.
 
-SERVER_HEADERS = ("NAME", "TRANSPORT", "ENDPOINT", "ENABLED", "DISCOVERY", "APPROVAL", "LAST DISCOVERY", "TOOLS")
+SERVER_HEADERS = ("NAME", "TRANSPORT", "ENDPOINT", "ENABLED", "DISCOVERY", "APPROVAL", "AUTH", "LAST DISCOVERY",
+                  "TOOLS")
 
 
 def endpoint(server: ServerOut) -> str:
@@ -180,6 +181,7 @@ def server_row(server: ServerOut) -> Sequence[Any]:
         server.enabled,
         server.discovery,
         server.approval,
+        "none" if server.oauth is None else f"oauth2: {server.oauth.status.value}",
         last_discovery(server),
         server.tool_count,
     )

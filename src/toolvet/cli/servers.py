@@ -9,6 +9,7 @@ import typer
 from toolvet.cli import parsing, render
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import confirm_or_refuse, local
+from toolvet.cli.server_oauth import AuthOpt, ClientIdOpt, ClientSecretOpt, GrantOpt, ScopeOpt, connect, oauth_fields
 from toolvet.domain.policy import ApprovalFloor
 from toolvet.errors import InvalidInput
 from toolvet.services import servers
@@ -46,6 +47,7 @@ TitleOpt = Annotated[str | None, typer.Option("--title", help="A human-readable 
 def register(app: typer.Typer) -> None:
     """Add the ``server`` group to the root app."""
     app.add_typer(server_app, name="server")
+    server_app.command("connect")(connect)
 
 
 def _endpoint_fields(
@@ -110,6 +112,11 @@ def add(
     ] = False,
     disabled: Annotated[bool, typer.Option("--disabled", help="Register the server disabled.")] = False,
     approval: ApprovalOpt = ApprovalFloor.USER,
+    auth: AuthOpt = None,
+    oauth_grant: GrantOpt = None,
+    oauth_client_id: ClientIdOpt = None,
+    oauth_client_secret: ClientSecretOpt = None,
+    oauth_scope: ScopeOpt = None,
     as_json: JsonOption = False,
 ) -> None:
     """Register a server: an HTTP one with --url, or a stdio one with --command."""
@@ -124,6 +131,7 @@ def add(
         "hold_flagged_tools": hold_flagged,
         "remove_stale": remove_stale,
         "approval": approval.value,
+        **oauth_fields(auth, oauth_grant, oauth_client_id, oauth_client_secret, oauth_scope),
     }
     with local() as (ctx, me):
         out = servers.create_server(ctx, me, data)
@@ -206,6 +214,11 @@ def set_(
         ),
     ] = None,
     approval: Annotated[ApprovalFloor | None, typer.Option("--approval", help=APPROVAL_HELP)] = None,
+    auth: AuthOpt = None,
+    oauth_grant: GrantOpt = None,
+    oauth_client_id: ClientIdOpt = None,
+    oauth_client_secret: ClientSecretOpt = None,
+    oauth_scope: ScopeOpt = None,
     as_json: JsonOption = False,
 ) -> None:
     """Change the options given; everything else is left as it is."""
@@ -220,9 +233,13 @@ def set_(
     _flag(new_tools_enabled, "new_tools_enabled", patch)
     if approval is not None:
         patch["approval"] = approval.value
-    if not patch:
+    oauth_given = (auth, oauth_grant, oauth_client_id, oauth_client_secret, oauth_scope)
+    if not patch and all(v is None for v in oauth_given):
         raise InvalidInput("nothing to change: give at least one option (see --help)", "options")
     with local() as (ctx, me):
+        if any(v is not None for v in oauth_given):
+            shown = servers.get_server(ctx, me, name).oauth
+            patch.update(oauth_fields(*oauth_given, current=shown.model_dump(mode="json") if shown else None))
         out = servers.update_server(ctx, me, name, patch)
     render.show_change(out, as_json, f"updated server {out.name}")
 

@@ -14,7 +14,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from toolvet.console.views import audit, entries, servers, signin, tools
+from toolvet.console.views import audit, connect, entries, servers, signin, tools
 from toolvet.console.visit import PREFIX, bare, page
 from toolvet.services.context import Context
 
@@ -42,6 +42,8 @@ def create_console(ctx: Context) -> Starlette:
         Route("/servers/new", page(servers.server_new), methods=["GET", "POST"]),
         Route("/servers/{name}", page(servers.server_detail), methods=["GET", "POST"]),
         Route("/servers/{name}/discover", page(servers.discover_now), methods=["POST"]),
+        Route("/servers/{name}/connect", page(connect.connect), methods=["POST"]),
+        Route("/oauth/callback", page(connect.callback)),
         Route("/tools", page(tools.tool_list)),
         Route("/tools/{server}/{tool:path}", page(tools.tool_detail), methods=["GET", "POST"]),
         Route("/entries", page(entries.entry_list)),

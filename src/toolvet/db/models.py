@@ -63,6 +63,9 @@ class Server(Base):
 
     tools: Mapped[list[Tool]] = relationship(back_populates="server", cascade="all, delete-orphan",
                                              passive_deletes=True)
+    #: Set when the server's ``auth`` is ``oauth2`` (loaded with the server: every target needs it).
+    oauth: Mapped[ServerOAuth | None] = relationship(cascade="all, delete-orphan", passive_deletes=True,
+                                                     lazy="selectin")
 
 
 class Tool(Base):
@@ -365,4 +368,26 @@ class ToolSet(Base):
     description: Mapped[str | None] = mapped_column(Text)
     members: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class ServerOAuth(Base):
+    """An OAuth-protected server's authorization (``auth = oauth2``): the operator's settings in the
+    clear, everything secret (client secret, registered client, tokens) sealed in ``secret``.
+
+    ``version`` is bumped by every write of the grant: a refresh writes only if the version it read
+    is still there (compare-and-set), so two processes refreshing at once keep one token."""
+
+    __tablename__ = "server_oauth"
+
+    server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"), primary_key=True)
+    grant: Mapped[str] = mapped_column(String(24))
+    client_id: Mapped[str | None] = mapped_column(Text)
+    scope: Mapped[str | None] = mapped_column(Text)
+    secret: Mapped[str | None] = mapped_column(Text)
+    # Shown as is: "not connected", "connected" or "needs reconnect", with the reason of the last.
+    status: Mapped[str] = mapped_column(String(20), default="not connected")
+    error: Mapped[str | None] = mapped_column(Text)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    version: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

@@ -139,6 +139,7 @@ async def _run_pass(target: Target, limits: Limits, http: httpx2.AsyncClient | N
                 timeout=httpx2.Timeout(limits.read_timeout, connect=limits.connect_timeout),
                 max_response_bytes=limits.max_response_bytes,
                 max_depth=limits.max_depth,
+                auth=target.auth,
             )
             try:
                 return await _list(channel, limits, state)

@@ -251,12 +251,14 @@ async def _watch_http(
         client = http_client(timeout=timeout)
         stack.push_async_callback(client.aclose)
     channel = HttpChannel(client, target.url, target.headers, timeout=timeout,
-                          max_response_bytes=limits.max_response_bytes)
+                          max_response_bytes=limits.max_response_bytes, auth=target.auth)
     stack.push_async_callback(_goodbye, channel, limits)
     session = await negotiate(TimedChannel(channel, limits.read_timeout))
     if not _announces(session):
         raise Unsupported("its capabilities do not include tools.listChanged")
     headers = {**channel.headers, "mcp-protocol-version": session.protocol_version}
+    if target.auth is not None:
+        headers["authorization"] = await target.auth.authorization()
     stream_timeout = httpx2.Timeout(limits.connect_timeout, read=None)  # the stream has no read timeout
     if session.modern:
         params, stamp = _listen_params(session)

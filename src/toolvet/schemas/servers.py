@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from toolvet.domain.names import server_name_problem
 from toolvet.domain.policy import ApprovalFloor
 from toolvet.schemas.common import read_only_map, refuse_read_only
+from toolvet.schemas.oauth import AuthMode, OAuthOut, OAuthSettings
 
 
 class Transport(StrEnum):
@@ -103,6 +104,9 @@ class _ServerFields(BaseModel):
     env: dict[str, str] | None = Field(default=None, description="Write-only: stdio environment additions.")
     cwd: str | None = None
     headers: dict[str, str] | None = Field(default=None, description="Write-only: headers sent upstream.")
+    auth: AuthMode | None = Field(default=None, description="none (default): the static headers only; oauth2: "
+                                  "toolvet authorizes with OAuth 2.1 (streamable-http servers).")
+    oauth: OAuthSettings | None = Field(default=None, description="OAuth settings when auth is oauth2.")
     enabled: bool | None = None
     discovery: DiscoveryMode | None = None
     trust_annotations: bool | None = None
@@ -139,7 +143,16 @@ class ServerCreate(_ServerFields):
         if self.transport is None:
             self.transport = Transport.STDIO if self.command and not self.url else Transport.STREAMABLE_HTTP
         check_transport_fields(self.transport, self.url, self.command)
+        check_auth_fields(self.transport, self.auth, self.oauth)
         return self
+
+
+def check_auth_fields(transport: Transport, auth: AuthMode | None, oauth: OAuthSettings | None) -> None:
+    """OAuth is for streamable-http servers, and its settings only for ``auth = oauth2``."""
+    if auth is AuthMode.OAUTH2 and transport is not Transport.STREAMABLE_HTTP:
+        raise ValueError(f"auth: oauth2 is for streamable-http servers, not {transport.value}")
+    if oauth is not None and auth is not AuthMode.OAUTH2:
+        raise ValueError("oauth: OAuth settings need auth = oauth2")
 
 
 def check_transport_fields(transport: Transport, url: str | None, command: str | None) -> None:
@@ -181,6 +194,8 @@ class ServerOut(BaseModel):
     cwd: str | None
     header_names: list[str]
     env_names: list[str]
+    auth: AuthMode = AuthMode.NONE
+    oauth: OAuthOut | None = None
     enabled: bool
     discovery: DiscoveryMode
     trust_annotations: bool

@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # the services that set these import this module
     from toolvet.services.auth import Principal
     from toolvet.services.calls import CallService
     from toolvet.services.discovery_writer import ProcessWriter
+    from toolvet.services.oauth_connect import ConnectFlows
+    from toolvet.upstream.oauth import TokenSource
 
 
 @dataclass
@@ -35,6 +37,10 @@ class Context:
     #: Principals of tokens the gateway authenticated lately (for ``toolvet.cache.READ_TTL``), by token;
     #: revoking a token in this process clears it, so the revocation holds at once on every route.
     principals: TtlCache[str, Principal] = field(default_factory=TtlCache)
+    #: OAuth-protected servers' token sources in this process, by server id (``services.oauth``).
+    token_sources: dict[int, TokenSource] = field(default_factory=dict)
+    #: The operators' Connect flows waiting for consent (set while the HTTP app runs).
+    connects: ConnectFlows | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Context:

@@ -27,6 +27,7 @@ from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import PassWriter, writer_for
 from toolvet.services.discovery_writes import listing_key, run_out
+from toolvet.services.oauth import token_source
 from toolvet.services.servers import load as load_server
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import http_client
@@ -74,7 +75,7 @@ def target_of(ctx: Context, server: Server) -> Target:
     return Target(
         transport=server.transport, url=server.url, headers=ctx.secrets.open(server.headers_secret),  # type: ignore[arg-type]
         command=server.command, args=tuple(server.args or ()), env=ctx.secrets.open(server.env_secret),
-        cwd=server.cwd,
+        cwd=server.cwd, auth=token_source(ctx, server),
     )
 
 

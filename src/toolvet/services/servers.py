@@ -20,11 +20,13 @@ from toolvet.schemas.servers import (
     ServerOut,
     ServerPatch,
     Transport,
+    check_auth_fields,
     check_transport_fields,
 )
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
+from toolvet.services.oauth import apply_settings, auth_mode, oauth_out
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -80,7 +82,8 @@ def to_out(server: Server, tool_count: int) -> ServerOut:
         name=server.name, title=server.title, transport=Transport(server.transport), url=server.url,
         command=server.command, args=list(server.args or []), cwd=server.cwd,
         header_names=list(server.header_names or []), env_names=list(server.env_names or []),
-        enabled=server.enabled, discovery=DiscoveryMode(server.discovery), trust_annotations=server.trust_annotations,
+        auth=auth_mode(server), oauth=oauth_out(server.oauth), enabled=server.enabled,
+        discovery=DiscoveryMode(server.discovery), trust_annotations=server.trust_annotations,
         new_tools_enabled=server.new_tools_enabled, hold_changed_tools=server.hold_changed_tools,
         hold_flagged_tools=server.hold_flagged_tools, remove_stale=server.remove_stale,
         approval=ApprovalFloor(server.approval), last_discovery_at=server.last_discovery_at,
@@ -139,6 +142,7 @@ def create_server(ctx: Context, principal: Principal, data: ServerCreate | dict[
         remove_stale=bool(data.remove_stale),
         approval=(data.approval or ApprovalFloor.USER).value,
     )
+    apply_settings(ctx, server, data.auth, data.oauth)
     try:
         with ctx.db.transaction() as session:
             if session.scalar(select(Server.id).where(Server.name == data.name)) is not None:
@@ -174,8 +178,10 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
                 url = None
             if transport is not Transport.STDIO and "command" not in changes:
                 command = None
+        auth = changes.get("auth") and patch.auth
         try:
             check_transport_fields(transport, url, command)
+            check_auth_fields(transport, auth or auth_mode(server), patch.oauth)
         except ValueError as exc:
             field, _, message = str(exc).partition(": ")
             raise InvalidInput(message, field) from None
@@ -208,6 +214,7 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
         if "env" in changes:
             server.env_secret = ctx.secrets.seal(changes["env"] or {})
             server.env_names = sorted(changes["env"] or {})
+        apply_settings(ctx, server, auth, patch.oauth)
         session.flush()
         after = to_out(server, before.tool_count)
         audit.record(session, principal, "server.update", "server", f"server:{name}", before, after)
@@ -222,3 +229,9 @@ def delete_server(ctx: Context, principal: Principal, name: str) -> None:
         before = to_out(server, _tool_count(session, server.id))
         session.delete(server)
         audit.record(session, principal, "server.delete", "server", f"server:{name}", before, None)
+
+
+def require_oauth(server: ServerOut) -> None:
+    """Refuse what only an OAuth-protected server has (``toolvet server connect``)."""
+    if server.oauth is None:
+        raise InvalidInput(f"server {server.name!r} does not use OAuth (auth = none); set --auth oauth2", "auth")

@@ -6,12 +6,14 @@
 - ``http``: streamable HTTP on httpx2 (the one HTTP stack), ``streams``: stdio and legacy HTTP+SSE
   over the SDK's transports, both speaking raw JSON-RPC.
 - ``pool``: the long-lived sessions forwarded requests use, per (server, caller).
+- ``oauth``: OAuth 2.1 to upstreams on the SDK's client auth: obtaining, refreshing and handing out
+  an OAuth-protected server's token (:class:`~toolvet.upstream.oauth.TokenSource`).
 - ``errors``: the failures, and the one table that turns any transport failure into a sentence.
 
 Nothing outside this package imports the SDK's client side or httpx2 for talking to a server.
 """
 
-from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError, SessionExpired, describe
+from toolvet.upstream.errors import ChannelError, NeedsReconnect, ProtocolError, RpcError, SessionExpired, describe
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, Session, negotiate
 from toolvet.upstream.target import Target
 
@@ -19,6 +21,7 @@ __all__ = [
     "NO_HOOKS",
     "ChannelError",
     "Hooks",
+    "NeedsReconnect",
     "ProtocolError",
     "RpcError",
     "Session",

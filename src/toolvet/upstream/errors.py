@@ -1,6 +1,8 @@
 """What can go wrong talking to an MCP server, and the one table that turns it into a sentence.
 
-Inside :mod:`toolvet.upstream` three exceptions describe a failure; everything else a transport raises
+Inside :mod:`toolvet.upstream` three exceptions describe a failure (a
+:class:`ChannelError` may be :class:`NeedsReconnect`: an OAuth-protected server that must be
+connected again); everything else a transport raises
 (httpx2's errors, an OS error starting a process, an anyio stream closing, an exception group from a
 task group) is mapped by :func:`describe`, the only place that knows those types. Callers outside the
 package see :class:`toolvet.errors.UpstreamError` (calls) or a failed listing's one-line text
@@ -15,7 +17,7 @@ from typing import Any, Final
 import anyio
 import httpx2
 
-__all__ = ["ChannelError", "ProtocolError", "RpcError", "SessionExpired", "describe", "one_line"]
+__all__ = ["ChannelError", "NeedsReconnect", "ProtocolError", "RpcError", "SessionExpired", "describe", "one_line"]
 
 
 class RpcError(Exception):
@@ -46,6 +48,16 @@ class SessionExpired(ChannelError):
     SDK), and HTTP 400 with JSON-RPC ``-32000`` "No valid session ID" (the TypeScript SDK). The server
     ran nothing, so the request may be sent again on a new session, once.
     """
+
+
+class NeedsReconnect(ChannelError):
+    """An OAuth-protected server's authorization is gone (never connected, or a refresh the
+    authorization server refused): a person must Connect again. Calls and discovery fail with this
+    reason, ``needs reconnect: ...``, until they do."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"needs reconnect: {reason}")
+        self.reason = reason
 
 
 class ProtocolError(Exception):

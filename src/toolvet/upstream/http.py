@@ -29,6 +29,7 @@ from toolvet.jsontext import compact, json_depth_exceeds, loads
 from toolvet.upstream.direct import DirectRoute, GuardedTransport, proxy_mounts
 from toolvet.upstream.errors import ChannelError, RpcError, SessionExpired
 from toolvet.upstream.guard import AddressGuard
+from toolvet.upstream.oauth import TokenSource
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, wire
 
 __all__ = ["SESSION_ID_HEADER", "HttpChannel", "UpstreamClient", "http_client", "stream_within_origin"]
@@ -138,10 +139,14 @@ class HttpChannel:
         max_response_bytes: int,
         max_event_bytes: int | None = None,
         max_depth: int = 64,
+        auth: TokenSource | None = None,
     ) -> None:
         self.client = client
+        #: Where an OAuth-protected server's ``Authorization`` comes from (None: static headers only).
+        self.auth = auth
         self.url = url
-        self.headers = dict(headers)
+        # An OAuth-protected server's Authorization is the token's, never a static header's.
+        self.headers = {k: v for k, v in headers.items() if auth is None or k.lower() != "authorization"}
         self.timeout = timeout
         self.max_response_bytes = max_response_bytes
         #: One SSE event is refused past this many bytes, before more of it is buffered.
@@ -191,11 +196,29 @@ class HttpChannel:
             raise
         return _unwrap(reply)
 
+    async def _authorized(self, headers: Mapping[str, str]) -> Mapping[str, str]:
+        if self.auth is None:
+            return headers
+        return {**headers, "authorization": await self.auth.authorization()}
+
     @asynccontextmanager
     async def _post(self, message: dict[str, Any], headers: Mapping[str, str]) -> AsyncIterator[httpx2.Response]:
-        """POST one JSON-RPC message; HTTP failures, while sending or while the caller reads the
-        answer, become ChannelError."""
+        """POST one JSON-RPC message, with a renewed token once when the server refuses the current
+        one (HTTP 401); HTTP failures, while sending or while the caller reads the answer, become
+        ChannelError."""
         content = compact(message).encode()
+        sent = await self._authorized(headers)
+        async with self._post_once(content, sent) as response:
+            if response.status_code != 401 or self.auth is None:
+                yield response
+                return
+            await self._read_body(response)  # drained, so the connection goes back to the pool
+        sent = {**headers, "authorization": await self.auth.renew(sent["authorization"])}
+        async with self._post_once(content, sent) as response:
+            yield response
+
+    @asynccontextmanager
+    async def _post_once(self, content: bytes, headers: Mapping[str, str]) -> AsyncIterator[httpx2.Response]:
         merged = self._headers(headers)
         direct = self.client.direct if isinstance(self.client, UpstreamClient) else None
         try:
@@ -335,7 +358,7 @@ class HttpChannel:
 
     @asynccontextmanager
     async def _resume(self, last_id: str) -> AsyncIterator[httpx2.Response]:
-        headers = self._headers({"accept": "text/event-stream", "last-event-id": last_id})
+        headers = self._headers(await self._authorized({"accept": "text/event-stream", "last-event-id": last_id}))
         headers.pop("content-type", None)
         if self.last_version:
             headers["mcp-protocol-version"] = self.last_version
@@ -375,7 +398,10 @@ class HttpChannel:
         """End a handshake-era session with DELETE (best effort, as the SDK's terminate_on_close)."""
         if self.session_id is None:
             return
-        headers = self._headers({})
+        try:
+            headers = self._headers(await self._authorized({}))
+        except ChannelError:
+            return  # no token to say goodbye with: the server reaps the session itself
         if self.last_version is not None:
             headers["mcp-protocol-version"] = self.last_version
         try:

@@ -153,7 +153,7 @@ class UpstreamPool:
             channel = HttpChannel(self.http, target.url, target.headers,
                                   timeout=httpx2.Timeout(self.call_timeout, connect=self.connect_timeout),
                                   max_response_bytes=64 * 1024 * 1024, max_event_bytes=self.max_event_bytes,
-                                  max_depth=self.max_depth)
+                                  max_depth=self.max_depth, auth=target.auth)
             return _Pooled(target, await negotiate(channel, self.capabilities, handshake_first=handshake))
         if self._tg is None:
             raise RuntimeError("UpstreamPool.run() is not entered")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from toolvet.upstream.oauth import TokenSource
 
 __all__ = ["Target"]
 
@@ -20,3 +23,5 @@ class Target:
     args: Sequence[str] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    #: Where an OAuth-protected server's ``Authorization`` comes from (one per server and process).
+    auth: TokenSource | None = None

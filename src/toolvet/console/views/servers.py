@@ -46,6 +46,12 @@ def parse_server_form(visit: Visit, *, new: bool) -> dict[str, Any]:
     for key in ("title", "url", "command", "cwd"):
         data[key] = visit.field(key).strip() or None
     data["args"] = [line.strip() for line in visit.field("args").splitlines() if line.strip()]
+    data["auth"] = visit.field("auth") or "none"
+    if data["auth"] == "oauth2":
+        data["oauth"] = {"grant": visit.field("oauth_grant") or "authorization_code",
+                         "client_id": visit.field("oauth_client_id").strip() or None,
+                         "client_secret": visit.field("oauth_client_secret").strip() or None,
+                         "scope": visit.field("oauth_scope").strip() or None}
     headers, env = visit.field("headers"), visit.field("env")
     if headers.strip() or visit.field("clear_headers") == "on":
         data["headers"] = _pairs(headers, ":", "headers")
@@ -56,7 +62,10 @@ def parse_server_form(visit: Visit, *, new: bool) -> dict[str, Any]:
 
 def _shown(data: dict[str, Any]) -> dict[str, Any]:
     """Form values to fill back in after an error: never the secrets."""
-    return {k: v for k, v in data.items() if k not in ("headers", "env")}
+    shown = {k: v for k, v in data.items() if k not in ("headers", "env", "oauth")}
+    if isinstance(data.get("oauth"), dict):
+        shown["oauth"] = {k: v for k, v in data["oauth"].items() if k != "client_secret"}
+    return shown
 
 
 async def server_list(visit: Visit) -> Response:

@@ -1,7 +1,7 @@
 """an index on tools (name, id): the earliest tools of other servers that bear a name
 
 Revision ID: 0015
-Revises: 0009
+Revises: 0013
 
 Cross-server findings compare a pass's new and changed tools with the earliest tools of other servers
 that bear the same name. Without this index each pass read the tools table from its start until it had
@@ -13,7 +13,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = '0015'
-down_revision = '0009'
+down_revision = '0013'
 branch_labels = None
 depends_on = None
 
