@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
+from typing import Any
 
 import anyio
 import httpx2
@@ -126,13 +128,22 @@ async def test_an_unreachable_server_is_retried_with_back_off_and_never_raises(c
     changes = Changes()
     with modern_http_server() as up:
         url = up.url  # the port is free again once the server stopped
-    with anyio.move_on_after(0.5):
-        await watch_list_changed(Target("streamable-http", url=url), LIMITS, changes,
-                                 retry_delay=0.05, max_retry_delay=0.1)
-    delays = [r.getMessage().rsplit("reconnecting in ", 1)[1] for r in caplog.records
-              if "reconnecting in" in r.getMessage()]
+    def waits() -> list[Any]:
+        return [r for r in caplog.records if "reconnecting in" in r.getMessage()]
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(partial(watch_list_changed, Target("streamable-http", url=url), LIMITS, changes,
+                              retry_delay=0.05, max_retry_delay=0.1))
+        with anyio.fail_after(15):
+            while len(waits()) < 4:
+                await anyio.sleep(0.02)
+        tg.cancel_scope.cancel()
+    records = waits()[:4]
+    delays = [r.getMessage().rsplit("reconnecting in ", 1)[1] for r in records]
     assert delays[:3] == ["0.05 s", "0.1 s", "0.1 s"]
-    assert len(delays) <= 8  # backed off, not a busy loop
+    # Backed off, not a busy loop: each attempt came at least its announced delay after the one before.
+    for before, after, delay in zip(records, records[1:], (0.05, 0.1, 0.1), strict=False):
+        assert after.created - before.created >= delay * 0.9
     assert changes.count == 0
 
 

@@ -153,10 +153,14 @@ async def test_a_cancelled_call_is_cancelled_upstream_and_recorded_with_its_audi
     marker = tmp_path / "cancelled.txt"
     with toolvet.serve():
         async with toolvet.client(toolvet.alice, mode=mode) as client:
-            with anyio.move_on_after(1.5):
-                await client.call_tool("relay_hang", {"marker": str(marker)})
+            async with anyio.create_task_group() as calling:
+                calling.start_soon(client.call_tool, "relay_hang", {"marker": str(marker)})
+                with anyio.fail_after(BOUND):  # the upstream is running the tool: cancel it now
+                    while not marker.exists():
+                        await anyio.sleep(0.05)
+                calling.cancel_scope.cancel()
             with anyio.fail_after(BOUND):
-                while not marker.exists():
+                while marker.read_text() != "cancelled":
                     await anyio.sleep(0.05)
         with anyio.fail_after(BOUND):
             while not (page := calls.list_calls(toolvet.ctx, ADMIN, status="cancelled")).items:

@@ -44,6 +44,7 @@ def build() -> MCPServer:
 
     @server.tool(name="hang", description="Waits until cancelled.")
     async def hang(marker: str) -> str:
+        Path(marker).write_text("started")
         try:
             await anyio.sleep(3600)
         except anyio.get_cancelled_exc_class():
