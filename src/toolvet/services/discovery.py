@@ -27,6 +27,7 @@ from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import PassWriter, writer_for
 from toolvet.services.discovery_writes import listing_key, run_out
+from toolvet.services.events import TOOLS
 from toolvet.services.servers import load as load_server
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import http_client
@@ -140,6 +141,8 @@ async def run_passes(
 
     def done(index: int, report: DiscoveryRunOut) -> None:
         reports[index] = report
+        if report.added or report.changed or report.retired:  # the gateways re-read what they offer now
+            ctx.bus.publish({"type": "tools-changed", "server": report.server}, TOOLS)
         if on_run is not None:
             on_run(report)
 

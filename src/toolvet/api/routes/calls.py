@@ -72,7 +72,7 @@ async def events(ctx: ContextDep, principal: PrincipalDep, request: Request) -> 
         async with service.events.subscribe() as inbox:
             while not await request.is_disconnected():
                 with anyio.move_on_after(15):
-                    event = await inbox.receive()  # type: ignore[attr-defined]
+                    event = await inbox.receive()
                     if principal.role is Role.CONSUMER and event.get("user") not in (None, principal.user):
                         continue
                     yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()

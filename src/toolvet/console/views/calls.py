@@ -53,7 +53,7 @@ async def call_events(visit: Visit) -> Response:
             async with bus.subscribe() as inbox:
                 while not await request.is_disconnected():
                     with anyio.move_on_after(KEEP_ALIVE):
-                        event = await inbox.receive()  # type: ignore[attr-defined]
+                        event = await inbox.receive()
                         kind = str(event.get("type", "message"))
                         yield f"event: {kind}\ndata: {json.dumps({'type': kind})}\n\n".encode()
                         continue
