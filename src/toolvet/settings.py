@@ -28,8 +28,14 @@ class Settings(BaseSettings):
     )
     secret_key: str | None = Field(
         default=None,
-        description="Fernet key that encrypts upstream secrets at rest. Unset: read from (or generated "
-        "into) `HOME/secret.key` on first start.",
+        description="Fernet key that encrypts upstream secrets at rest (and signs console sessions). Unset: "
+        "read from `secret_key_file`, else from (or generated into) `HOME/secret.key` on first start.",
+    )
+    secret_key_file: Path | None = Field(
+        default=None,
+        description="File holding the Fernet key (its first line), such as a mounted secret; read when "
+        "`secret_key` is unset. On PostgreSQL `toolvet serve` refuses to start without one of the two: "
+        "every replica must open what the others sealed.",
     )
     host: str = Field(default="127.0.0.1", description="Address `toolvet serve` binds.")
     port: int = Field(default=8730, description="Port `toolvet serve` binds.")

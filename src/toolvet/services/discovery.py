@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from toolvet.db.models import DiscoveryRun, Server
 from toolvet.db.types import utcnow
 from toolvet.discovery import Limits, Listing, fetch_listing
-from toolvet.errors import InvalidInput
+from toolvet.errors import InvalidInput, ToolvetError
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services.auth import Permission, Principal
@@ -48,6 +48,9 @@ class PassPlan:
     #: the event loop by an inline writer).
     listing_key: str | None = None
     updated_at: datetime | None = None
+    #: Why the server cannot be listed at all (its stored secrets do not open with this key): its pass
+    #: records that as a failed run, and the other servers of the sweep go on.
+    problem: str | None = None
 
 
 def limits_from(ctx: Context) -> Limits:
@@ -80,8 +83,12 @@ def target_of(ctx: Context, server: Server) -> Target:
 
 
 def _plan(ctx: Context, server: Server) -> PassPlan:
-    return PassPlan(server.id, server.name, target_of(ctx, server), listing_key=server.listing_key,
-                    updated_at=server.updated_at)
+    try:
+        target = target_of(ctx, server)
+    except ToolvetError as exc:  # this server's secrets only: it fails alone, never its sweep
+        return PassPlan(server.id, server.name, Target(transport=server.transport, url=server.url,  # type: ignore[arg-type]
+                                                       command=server.command), problem=exc.message)
+    return PassPlan(server.id, server.name, target, listing_key=server.listing_key, updated_at=server.updated_at)
 
 
 def plan(ctx: Context, names: Sequence[str] | None) -> list[PassPlan]:
@@ -206,7 +213,9 @@ async def run_pass(
     released = False
     try:
         started = utcnow()
-        listing = await fetch_listing(item.target, limits_from(ctx), http)
+        listing = (await fetch_listing(item.target, limits_from(ctx), http) if item.problem is None
+                   else Listing(status="failed", tools=[], error=item.problem, protocol_version=None,
+                                server_info=None, capabilities=None, instructions=None, pages=0))
         report = await writer.apply(item.server_id, item.name, listing, started, trigger, lease_key,
                                     likely_unchanged=_likely_unchanged(ctx, item, listing))
         released = True  # committed with the run (a thread hop is not abandoned on cancel)

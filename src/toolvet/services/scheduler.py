@@ -129,7 +129,8 @@ class Scheduler:
 
     async def _sync_watchers(self, tg: TaskGroup, http: httpx2.AsyncClient) -> None:
         """One watcher per enabled ``auto`` server: start missing ones, cancel stale ones."""
-        wanted = {p.name: p.target for p in await anyio.to_thread.run_sync(plan, self.ctx, None)}
+        wanted = {p.name: p.target for p in await anyio.to_thread.run_sync(plan, self.ctx, None)
+                  if p.problem is None}  # a server whose secrets do not open is not watched
         for name, (target, scope) in list(self._watchers.items()):
             if wanted.get(name) != target:  # removed, disabled, manual, or edited (url, command, headers...)
                 scope.cancel()
