@@ -23,6 +23,7 @@ from toolvet.discovery import Limits, Listing, fetch_listing
 from toolvet.errors import InvalidInput, ToolvetError
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import DiscoveryRunOut
+from toolvet.services import leases
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import PassWriter, writer_for
@@ -121,10 +122,9 @@ async def discover(
 
 
 def lease_seconds(ctx: Context) -> float:
-    """How long a sweep's leases last: a pass's lease is taken with those of the next passes (up to
-    ``3 * discovery_concurrency`` leased passes wait for a slot, three rounds of passes at most), so
-    it covers four passes at their ``pass_timeout`` and a minute to spare."""
-    return max(ctx.settings.lease_seconds, 4 * ctx.settings.pass_timeout + 60)
+    """How long a pass's lease lasts without renewal; a sweep renews its leases while it runs
+    (``services.leases.keep_renewed``), however long its passes take or wait for a slot."""
+    return ctx.settings.lease_seconds
 
 
 async def run_passes(
@@ -178,11 +178,14 @@ async def run_passes(
                 done(index, await run_pass(ctx, item, key, trigger=trigger, http=client, writer=writer))
 
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(lease_ahead)
-            async with receive:
-                for _ in range(min(concurrency, len(plans))):
-                    tg.start_soon(work, receive.clone())
+        async with anyio.create_task_group() as beat:
+            beat.start_soon(leases.keep_renewed, ctx.db, lease_seconds(ctx))
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lease_ahead)
+                async with receive:
+                    for _ in range(min(concurrency, len(plans))):
+                        tg.start_soon(work, receive.clone())
+            beat.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
             for key in leased.values():
