@@ -16,7 +16,7 @@ import anyio
 import pytest
 from sqlalchemy import update
 
-from tests.services.test_scheduler import LISTING, scheduling, tuned
+from tests.services.test_scheduler import LISTING, Recorder, RecordingScheduler, scheduling, tuned
 from tests.upstreams import raw_listing_server
 from toolvet.db.models import Lease
 from toolvet.db.types import utcnow
@@ -88,3 +88,31 @@ async def test_a_holder_killed_with_minus_9_loses_its_servers_to_a_live_schedule
                 holder.kill()
             holder.communicate(timeout=10)
     assert recorder.of("up", "schedule")[0].status == "ok"
+
+
+async def test_of_two_schedulers_on_one_database_one_watches_a_server_and_the_other_takes_over(ctx, admin):
+    fast = tuned(ctx, lease_seconds=0.5, discovery_interval=0.3)  # a pass every tick: an event to wait on
+    with raw_listing_server(LISTING) as up:
+        servers.create_server(fast, admin, {"name": "up", "url": up.url})
+        recorders = [Recorder(), Recorder()]
+        schedulers = [RecordingScheduler(fast, recorder) for recorder in recorders]
+        stops = [anyio.CancelScope(), anyio.CancelScope()]
+        for index, scheduler in enumerate(schedulers):
+            scheduler.holder = f"host-{index}:1:x"  # two processes, as far as the leases can tell
+
+        async def run(index: int) -> None:
+            with stops[index]:
+                await schedulers[index].run()
+
+        async with anyio.create_task_group() as tg:
+            with anyio.fail_after(30):
+                for index in (0, 1):
+                    tg.start_soon(run, index)
+                for recorder in recorders:  # both have synced their watchers since their second tick
+                    await recorder.until(lambda r=recorder: len(r.runs) >= 2)
+                watching = [index for index, s in enumerate(schedulers) if "up" in s.watched()]
+                assert len(watching) == 1 and sorted([*schedulers[0].watched(), *schedulers[1].watched()]) == ["up"]
+                holder, other = watching[0], 1 - watching[0]
+                stops[holder].cancel()  # the holder stops: it gives its watch lease back
+                await recorders[other].until(lambda: "up" in schedulers[other].watched())
+            tg.cancel_scope.cancel()

@@ -60,6 +60,8 @@ class Scheduler:
         self._requested: dict[str, tuple[float, datetime]] = {}
         self._watchers: dict[str, tuple[Target, anyio.CancelScope]] = {}  # name -> (target, watcher scope)
         self.passes = 0
+        #: Who this scheduler is as a watch-lease holder (the process's identity).
+        self.holder = leases.HOLDER
 
     def request(self, name: str) -> None:
         """A server said its tool list changed: list it again after the debounce delay."""
@@ -95,7 +97,7 @@ class Scheduler:
         settings = self.ctx.settings
         tick = min(MAX_TICK, settings.discovery_interval, settings.lease_seconds)
         async with _http_client(self.ctx) as http, anyio.create_task_group() as watchers:
-            watchers.start_soon(leases.keep_renewed, self.ctx.db, settings.lease_seconds)
+            watchers.start_soon(leases.keep_renewed, self.ctx.db, settings.lease_seconds, self.holder)
             task_status.started()
             try:
                 await self._loop(watchers, http, tick)
@@ -150,7 +152,7 @@ class Scheduler:
             if wanted.get(name) != target:  # removed, disabled, manual, or edited (url, command, headers...)
                 scope.cancel()
                 del self._watchers[name]
-                await anyio.to_thread.run_sync(leases.release, self.ctx.db, _watch_key(name))
+                await anyio.to_thread.run_sync(leases.release, self.ctx.db, _watch_key(name), self.holder)
         held = await anyio.to_thread.run_sync(self._take_watch_leases, list(wanted))
         for name, (_, scope) in list(self._watchers.items()):
             if name not in held:  # this process lost the lease (it stalled past it): the new holder watches
@@ -165,14 +167,15 @@ class Scheduler:
     def _take_watch_leases(self, names: list[str]) -> set[str]:
         """The servers of ``names`` whose watch lease this process holds now (taken or renewed)."""
         with self.ctx.db.engine.begin() as conn:
-            keys = leases.acquire_many(conn, [_watch_key(n) for n in names], self.ctx.settings.lease_seconds)
+            keys = leases.acquire_many(conn, [_watch_key(n) for n in names], self.ctx.settings.lease_seconds,
+                                       self.holder)
         return {name for name in names if _watch_key(name) in keys}
 
     async def _release_watch_leases(self) -> None:
         names, self._watchers = list(self._watchers), {}
         for name in names:
             try:
-                await anyio.to_thread.run_sync(leases.release, self.ctx.db, _watch_key(name))
+                await anyio.to_thread.run_sync(leases.release, self.ctx.db, _watch_key(name), self.holder)
             except Exception:  # the database is away: the lease lapses on its own
                 log.warning("could not release the watch lease of %s", name)
 
