@@ -70,6 +70,11 @@ class Settings(BaseSettings):
         default=60.0, ge=0, description="Seconds an MCP `tools/call` that needs approval (and whose client cannot "
         "be asked by elicitation) waits for an approver before answering that the call is pending.",
     )
+    shutdown_grace: float = Field(
+        default=20.0, ge=0, description="Seconds `toolvet serve` lets requests in flight finish after SIGTERM or "
+        "Ctrl-C before it cancels them and stops (keep it under the orchestrator's own grace period, 30 s "
+        "on Kubernetes by default).",
+    )
     call_timeout: float = Field(default=60.0, gt=0, description="Seconds a forwarded call may take upstream.")
     gateway_tracing: bool = Field(
         default=False, description="Wrap each `/mcp` request in the MCP SDK's OpenTelemetry span (it costs about "
