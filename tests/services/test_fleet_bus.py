@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from cryptography.fernet import Fernet
+from sqlalchemy import text
 
 from tests.conftest import new_pg_database
 from tests.upstreams import modern_http_server
@@ -23,7 +24,7 @@ from toolvet.services.auth import Principal, Role
 from toolvet.services.calls import CallService
 from toolvet.services.context import Context
 from toolvet.services.events import CACHE, TOOLS
-from toolvet.services.pg_bus import MAX_PAYLOAD, PostgresBus
+from toolvet.services.pg_bus import CHANNEL, MAX_PAYLOAD, PostgresBus
 from toolvet.settings import Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
@@ -131,3 +132,21 @@ async def test_a_discovered_change_is_announced_on_every_instance(pair):
             await registered(a, up.url)
             with anyio.fail_after(BOUND):
                 assert await changes.receive() == {"type": "tools-changed", "server": "up"}
+
+
+async def test_a_dropped_listening_connection_reconnects_drops_the_caches_and_delivers_again(pair):
+    a, b = pair
+    async with running(a, b), b.bus.subscribe(CACHE) as changes, b.bus.subscribe() as inbox:
+        assert isinstance(b.bus, PostgresBus)
+        with b.db.engine.begin() as conn:  # the database ends B's listening session (a failover, a restart)
+            ended = conn.scalar(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                     "WHERE query = :listen AND pid <> pg_backend_pid()"),
+                                {"listen": f"LISTEN {CHANNEL}"})
+        assert ended == 2  # A's and B's: both listen on this database
+        with anyio.fail_after(BOUND):
+            # What was published meanwhile is lost: B drops everything it cached.
+            assert await changes.receive() == {"type": "changed", "what": ["*"]}
+            await b.bus.listening.wait()
+            a.bus.publish({"type": "tool-call-decided", "callId": "after"})
+            assert await inbox.receive() == {"type": "tool-call-decided", "callId": "after"}
+    assert b.bus.reconnections == 1
