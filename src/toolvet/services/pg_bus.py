@@ -100,6 +100,10 @@ class PostgresBus(EventBus):
             self._outbox, self._drained = send, anyio.Event()
             tg.start_soon(self._listen)
             tg.start_soon(self._publish_loop, receive)
+            # A process starts serving once it hears the others (bounded: a database that is away
+            # now is reconnected to in the background).
+            with anyio.move_on_after(CONNECT_TIMEOUT):
+                await self.listening.wait()
             try:
                 yield
             finally:

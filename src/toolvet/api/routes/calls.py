@@ -68,8 +68,8 @@ async def events(ctx: ContextDep, principal: PrincipalDep, request: Request) -> 
     service = calls.service(ctx)
 
     async def stream() -> AsyncIterator[bytes]:
-        yield b": toolvet events\n\n"
-        async with service.events.subscribe() as inbox:
+        async with service.events.subscribe() as inbox:  # before the first byte: nothing after it is missed
+            yield b": toolvet events\n\n"
             while not await request.is_disconnected():
                 with anyio.move_on_after(15):
                     event = await inbox.receive()
