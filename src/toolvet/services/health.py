@@ -8,6 +8,7 @@ import anyio
 import anyio.to_thread
 from sqlalchemy import text
 
+from toolvet.errors import first_line
 from toolvet.services.context import Context
 
 #: Seconds the readiness check waits for the database before it says not ready.
@@ -28,6 +29,5 @@ async def database_problem(ctx: Context) -> str | None:
     except TimeoutError:
         return f"the database did not answer within {READY_TIMEOUT:g} s"
     except Exception as exc:  # any driver error: the probe reports it, never raises
-        first = str(exc).strip().splitlines()
-        return f"the database is not reachable: {first[0] if first else type(exc).__name__}"
+        return f"the database is not reachable: {first_line(exc)}"
     return None

@@ -27,6 +27,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from toolvet.db.engine import Database
 from toolvet.db.models import Lease
 from toolvet.db.types import utcnow
+from toolvet.errors import first_line
 
 log = logging.getLogger("toolvet.leases")
 
@@ -131,7 +132,7 @@ async def keep_renewed(db: Database, seconds: float, holder: str = HOLDER) -> No
         try:
             await anyio.to_thread.run_sync(renew, db, seconds, holder)
         except Exception as exc:
-            log.warning("renewing leases failed (%s)", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            log.warning("renewing leases failed (%s)", first_line(exc))
 
 
 def release(db: Database, key: str, holder: str = HOLDER) -> None:

@@ -35,6 +35,7 @@ from sqlalchemy import delete, func, insert, make_url, select
 from toolvet.db.engine import Database
 from toolvet.db.models import BusMessage
 from toolvet.db.types import utcnow
+from toolvet.errors import first_line
 from toolvet.services.events import CACHE, CALLS, TOOLS, Event, EventBus
 
 __all__ = ["CHANNEL", "MAX_PAYLOAD", "PostgresBus"]
@@ -119,12 +120,17 @@ class PostgresBus(EventBus):
         return json.dumps({"o": self.origin, "t": topic, "e": event}, separators=(",", ":"), default=str)
 
     def _notify_now(self, topic: str, event: Event) -> None:
-        """Publish synchronously through the engine (a process without a running bus)."""
+        """Publish synchronously through the engine (a process without a running bus). A failure is
+        logged, never raised: the change that prompted the event is committed already, and the other
+        processes' caches expire on their own within ``toolvet.cache.READ_TTL``."""
         payload = self._payload(topic, event)
-        with self.db.engine.begin() as conn:
-            if len(payload.encode()) > MAX_PAYLOAD:
-                payload = self._store(conn, topic, payload)
-            conn.execute(select(func.pg_notify(CHANNEL, payload)))
+        try:
+            with self.db.engine.begin() as conn:
+                if len(payload.encode()) > MAX_PAYLOAD:
+                    payload = self._store(conn, topic, payload)
+                conn.execute(select(func.pg_notify(CHANNEL, payload)))
+        except Exception as exc:
+            log.warning("event bus: a %s event reached this process only (%s)", topic, first_line(exc))
 
     def _store(self, conn: Any, topic: str, payload: str) -> str:
         """Keep a big event in ``bus_messages``; the reference to notify instead."""
@@ -161,8 +167,7 @@ class PostgresBus(EventBus):
                     self._drained.set()
                     return
                 except Exception as exc:  # the database went away: the event is sent once it is back
-                    log.warning("event bus: publishing failed (%s); retrying in %.1fs",
-                                str(exc).splitlines()[0] if str(exc) else type(exc).__name__, backoff)
+                    log.warning("event bus: publishing failed (%s); retrying in %.1fs", first_line(exc), backoff)
                     await anyio.sleep(backoff)
                     backoff = min(backoff * 2, BACKOFF_MAX)
 
@@ -186,7 +191,7 @@ class PostgresBus(EventBus):
                         await self._receive(notice.payload)
             except Exception as exc:
                 log.warning("event bus: listening connection lost (%s); reconnecting in %.1fs",
-                            str(exc).splitlines()[0] if str(exc) else type(exc).__name__, backoff)
+                            first_line(exc), backoff)
             self.listening = anyio.Event()
             await anyio.sleep(backoff)
             backoff = min(backoff * 2, BACKOFF_MAX)
@@ -217,3 +222,4 @@ class PostgresBus(EventBus):
     def _load(self, ref: int) -> str | None:
         with self.db.engine.connect() as conn:
             return conn.scalar(select(BusMessage.payload).where(BusMessage.id == ref))
+
