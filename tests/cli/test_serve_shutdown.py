@@ -1,5 +1,6 @@
-"""SIGTERM stops a real ``toolvet serve`` as Ctrl-C does: the request in flight finishes, the discovery
-writer process and multiprocessing's resource tracker end, the leases are given back, exit code 0."""
+"""SIGTERM stops a real ``toolvet serve`` as Ctrl-C does: the request in flight finishes, a live event
+stream ends (it does not hold the grace period), the discovery writer process and multiprocessing's
+resource tracker end, the leases are given back, exit code 0."""
 
 from __future__ import annotations
 
@@ -93,12 +94,17 @@ def test_sigterm_lets_the_request_in_flight_finish_and_leaves_nothing_behind(tmp
                 with urllib.request.urlopen(request, timeout=BOUND) as response:
                     outcome["status"], outcome["run"] = response.status, json.load(response)
 
+            events = urllib.request.urlopen(urllib.request.Request(  # an operator's live list, open
+                f"{url}/api/v1/events", headers={"Authorization": f"Bearer {token}"}), timeout=BOUND)
+            assert events.readline() == b": toolvet events\n"
             caller = threading.Thread(target=discover_now)
             caller.start()
             gate.wait_for(2)  # ... and so is the operator's request, in flight
             children = psutil.Process(proc.pid).children(recursive=True)
             assert children  # the discovery writer process (and the resource tracker)
             proc.send_signal(signal.SIGTERM)
+            assert events.read().strip() == b""  # the stream ends (no event): the client reconnects elsewhere
+            events.close()
             gate.open.set()
             caller.join(BOUND)
             _, err = proc.communicate(timeout=BOUND)
@@ -108,6 +114,7 @@ def test_sigterm_lets_the_request_in_flight_finish_and_leaves_nothing_behind(tmp
                 proc.kill()
                 proc.communicate(timeout=BOUND)
     assert proc.returncode == 0, err
+    assert "timeout graceful shutdown exceeded" not in err  # nothing had to be cancelled
     assert outcome["status"] == 200 and outcome["run"]["status"] == "ok"
     _, alive = psutil.wait_procs(children, timeout=BOUND)
     assert alive == []

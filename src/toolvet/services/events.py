@@ -30,7 +30,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from toolvet.db.engine import Database
 
-__all__ = ["BUFFER", "CACHE", "CALLS", "TOOLS", "Event", "EventBus", "InProcessBus", "open_bus"]
+__all__ = ["BUFFER", "CACHE", "CALLS", "STOPPING", "TOOLS", "Event", "EventBus", "InProcessBus", "open_bus"]
 
 BUFFER: Final = 256
 #: Call events (the default topic).
@@ -39,6 +39,9 @@ CALLS: Final = "calls"
 CACHE: Final = "cache"
 #: Tool-list changes found by discovery: ``{"type": "tools-changed", "server": name}``.
 TOOLS: Final = "tools"
+#: The type of the event this process's ``calls`` subscribers get (never sent to other processes)
+#: when it starts to stop: live streams end then, instead of holding the shutdown's grace period.
+STOPPING: Final = "stopping"
 
 Event = dict[str, Any]
 
