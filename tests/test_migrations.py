@@ -38,6 +38,11 @@ _SERVERS = sa.table(
     *(sa.column(c) for c in ("trust_annotations", "new_tools_enabled", "hold_changed_tools", "remove_stale")),
     sa.column("created_at", UTCDateTime()), sa.column("updated_at", UTCDateTime()),
 )
+#: The one server row the data migrations are tested with.
+_SERVER = {"id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
+           "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
+           "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
+           "remove_stale": False, "created_at": _AT, "updated_at": _AT}
 _CLAIM = ("id", "server_id", "name", "definition_fingerprint", "definition_digest")
 _JSON = ("input_schema", "definition", "findings")
 _TIMES = ("first_seen_at", "last_seen_at")
@@ -81,11 +86,7 @@ def test_0005_moves_settings_and_reviews_out_of_the_tools_rows_and_back(database
         tools = [_old_tool(1, "on", True, True, False), _old_tool(2, "off", False, True, True),
                  _old_tool(3, "Read-Only", True, False, True), _old_tool(4, "retired", False, False, False)]
         with engine.begin() as conn:
-            conn.execute(sa.insert(_SERVERS), [{
-                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
-                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
-                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
-                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
             conn.execute(sa.insert(_OLD_TOOLS), tools)
             conn.execute(sa.insert(_HISTORY), [{"id": t["id"], "tool_id": t["id"], "digest": t["definition_digest"],
                                                 "fingerprint": t["definition_fingerprint"],
@@ -193,11 +194,7 @@ def test_0008_adds_the_approval_floor_in_place_keeping_every_tool_and_its_settin
         upgrade(engine, "0007")
         tools = [_old_tool(1, "kept", True, False, True), _old_tool(2, "also", False, True, False)]
         with engine.begin() as conn:
-            conn.execute(sa.insert(_SERVERS), [{
-                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
-                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
-                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
-                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
             claims = [{k: v for k, v in t.items() if k in (*_CLAIM, *_JSON, *_TIMES)} for t in tools]
             conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
                                             *(sa.column(c, sa.JSON) for c in _JSON))), claims)
@@ -246,11 +243,7 @@ def test_0010_adds_the_bus_messages_table_beside_the_registry_and_goes_again_on_
     try:
         upgrade(engine, "0008")
         with engine.begin() as conn:
-            conn.execute(sa.insert(_SERVERS), [{
-                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
-                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
-                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
-                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
         assert "bus_messages" not in sa.inspect(engine).get_table_names()
 
         upgrade(engine, "0010")
