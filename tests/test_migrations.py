@@ -300,6 +300,43 @@ def test_0009_adds_the_entry_tables_beside_the_tools_which_it_leaves_alone(datab
         engine.dispose()
 
 
+# --- 0010: the bus's table for big events ------------------------------------------------------------
+
+_BUS = sa.table("bus_messages", sa.column("id"), sa.column("topic"), sa.column("payload"),
+                sa.column("created_at", UTCDateTime()))
+
+
+def test_0010_adds_the_bus_messages_table_beside_the_registry_and_goes_again_on_downgrade(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0008")
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
+        assert "bus_messages" not in sa.inspect(engine).get_table_names()
+
+        upgrade(engine, "0010")
+
+        with engine.begin() as conn:
+            first = conn.execute(sa.insert(_BUS).values(topic="calls", payload='{"e": {}}', created_at=_AT)
+                                 .returning(_BUS.c.id)).scalar()
+            second = conn.execute(sa.insert(_BUS).values(topic="calls", payload="{}", created_at=_AT)
+                                  .returning(_BUS.c.id)).scalar()
+        assert second == first + 1  # ids are assigned by the database
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(sa.func.count()).select_from(_SERVERS)).scalar() == 1
+
+        _downgrade(engine, "0008")
+
+        assert current_revision(engine) == "0008"
+        assert "bus_messages" not in sa.inspect(engine).get_table_names()
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(sa.func.count()).select_from(_SERVERS)).scalar() == 1
+        upgrade(engine)
+        assert "bus_messages" in sa.inspect(engine).get_table_names()
+    finally:
+        engine.dispose()
+
+
 # --- 0013: the authorization of OAuth-protected upstreams ---------------------------------------------
 
 _OAUTH = sa.table("server_oauth", *(sa.column(c) for c in ("server_id", "grant", "client_id", "scope", "secret",

@@ -66,3 +66,9 @@ class UpstreamError(ToolvetError):
         self.code = code
         self.data = data
         self.said = said  # the server's own error message, as it said it
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's text (its type's name when it has none), for a log line."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

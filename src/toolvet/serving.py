@@ -1,14 +1,29 @@
-"""Running toolvet as a server: the HTTP app under uvicorn and the discovery scheduler in one loop."""
+"""Running toolvet as a server: the HTTP app under uvicorn and the discovery scheduler in one loop.
+
+SIGTERM (what systemd, Docker and Kubernetes send) stops toolvet exactly as Ctrl-C does: no new
+connections are accepted, live event streams end (a ``stopping`` event), requests in flight get
+``shutdown_grace`` seconds to finish, then the app's
+lifespan ends (the call records flushed, the bus closed), the scheduler is cancelled (its leases given
+back), and ``serve`` returns, so the caller closes the context (the discovery writer process ends)
+and the process exits 0 with nothing left behind.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import math
+import signal
 import socket
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 import anyio
 import uvicorn
 
 from toolvet.services.context import Context
+from toolvet.services.events import CALLS, STOPPING
 from toolvet.services.scheduler import Scheduler
 
 
@@ -29,14 +44,54 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, stopping on SIGINT and SIGTERM alike and then simply returning.
+
+    uvicorn raises a caught signal again once it has shut down, for the signal's default action: for
+    SIGTERM that kills the process before anything after the server (the scheduler's leases, the
+    context, the discovery writer process) is cleaned up.
+    """
+
+    def __init__(self, config: uvicorn.Config, on_stop: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.on_stop = on_stop
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        self.on_stop()
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield  # signals reach the main thread only; whoever runs this thread stops it
+            return
+        originals = {sig: signal.signal(sig, self.handle_exit) for sig in STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in originals.items():
+                signal.signal(sig, handler)
+
+
+#: The signals that stop ``toolvet serve`` gracefully.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 async def serve(ctx: Context, sock: socket.socket, *, on_ready: Callable[[], None] | None = None,
                 scheduler: bool = True) -> None:
-    """Serve the API on ``sock`` and keep the registry current until cancelled or interrupted."""
+    """Serve the API on ``sock`` and keep the registry current until cancelled, interrupted or
+    terminated."""
     from toolvet.api.app import create_app
 
-    config = uvicorn.Config(create_app(ctx), log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    async with anyio.create_task_group() as tg:
+    config = uvicorn.Config(create_app(ctx), log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=math.ceil(ctx.settings.shutdown_grace))
+    loop = asyncio.get_running_loop()
+
+    def stopping() -> None:  # in a signal handler: only hand the event to the loop
+        loop.call_soon_threadsafe(ctx.bus.deliver, {"type": STOPPING}, CALLS)
+
+    server = _Server(config, stopping)
+    async with ctx.bus.running(), anyio.create_task_group() as tg:
         if scheduler:
             await tg.start(Scheduler(ctx).run)
 

@@ -28,8 +28,14 @@ class Settings(BaseSettings):
     )
     secret_key: str | None = Field(
         default=None,
-        description="Fernet key that encrypts upstream secrets at rest. Unset: read from (or generated "
-        "into) `HOME/secret.key` on first start.",
+        description="Fernet key that encrypts upstream secrets at rest (and signs console sessions). Unset: "
+        "read from `secret_key_file`, else from (or generated into) `HOME/secret.key` on first start.",
+    )
+    secret_key_file: Path | None = Field(
+        default=None,
+        description="File holding the Fernet key (its first line), such as a mounted secret; read when "
+        "`secret_key` is unset. On PostgreSQL `toolvet serve` refuses to start without one of the two: "
+        "every replica must open what the others sealed.",
     )
     host: str = Field(default="127.0.0.1", description="Address `toolvet serve` binds.")
     port: int = Field(default=8730, description="Port `toolvet serve` binds.")
@@ -55,12 +61,19 @@ class Settings(BaseSettings):
         default=256 * 1024, ge=1, description="Largest tool definition (compact JSON, bytes) accepted."
     )
     lease_seconds: float = Field(
-        default=300.0, gt=0, description="How long a process holds a server's discovery lease before it lapses."
+        default=10.0, gt=0, description="How long a discovery or list-changed watcher lease lasts unless its holder "
+        "renews it (it does, every third of this, while it lives): a dead process's servers move to a live one "
+        "within about this long."
     )
     approval_ttl: float = Field(default=900.0, gt=0, description="Seconds a pending call waits for an approver.")
     approval_wait: float = Field(
         default=60.0, ge=0, description="Seconds an MCP `tools/call` that needs approval (and whose client cannot "
         "be asked by elicitation) waits for an approver before answering that the call is pending.",
+    )
+    shutdown_grace: float = Field(
+        default=20.0, ge=0, description="Seconds `toolvet serve` lets requests in flight finish after SIGTERM or "
+        "Ctrl-C before it cancels them and stops (keep it under the orchestrator's own grace period, 30 s "
+        "on Kubernetes by default).",
     )
     call_timeout: float = Field(default=60.0, gt=0, description="Seconds a forwarded call may take upstream.")
     gateway_tracing: bool = Field(

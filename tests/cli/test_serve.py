@@ -10,6 +10,11 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+from cryptography.fernet import Fernet
+
+from tests.conftest import new_pg_database
+
 
 def test_serve_prints_its_address_and_answers_until_interrupted(home: Path) -> None:
     proc = subprocess.Popen(
@@ -55,3 +60,33 @@ def test_serve_on_a_busy_port_is_one_error_line(home: Path) -> None:
         )
     assert proc.returncode == 1 and proc.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
     assert proc.stderr.count("\n") == 1
+
+
+@pytest.mark.postgres
+def test_serve_on_postgresql_without_a_shared_key_refuses_in_one_line(home: Path, pg_base_url: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TOOLVET_SECRET_KEY"}
+    env["TOOLVET_DATABASE_URL"] = new_pg_database(pg_base_url)
+    proc = subprocess.run([sys.executable, "-m", "toolvet", "serve", "--port", "0"], capture_output=True,
+                          text=True, timeout=60, env=env, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("error: on PostgreSQL every replica needs the same secret key")
+    assert proc.stderr.count("\n") == 1
+    assert not (home / "secret.key").exists()  # no per-host key was made
+
+
+@pytest.mark.postgres
+def test_serve_on_postgresql_reads_the_shared_key_from_a_file(home: Path, pg_base_url: str) -> None:
+    key_file = home / "shared.key"
+    key_file.write_text(Fernet.generate_key().decode() + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "TOOLVET_SECRET_KEY"}
+    env |= {"TOOLVET_DATABASE_URL": new_pg_database(pg_base_url), "TOOLVET_SECRET_KEY_FILE": str(key_file)}
+    proc = subprocess.Popen([sys.executable, "-m", "toolvet", "serve", "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("toolvet serving on http://127.0.0.1:")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert not (home / "secret.key").exists()

@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
+from cryptography.fernet import Fernet
 from sqlalchemy import select
 
 from tests.upstreams import announcing_http_server, change_tools, demo_server, raw_listing_server
@@ -17,6 +18,7 @@ from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import servers
 from toolvet.services.context import Context
 from toolvet.services.scheduler import Scheduler
+from toolvet.services.secrets import SecretBox
 
 pytestmark = pytest.mark.anyio
 
@@ -137,3 +139,22 @@ async def test_disabled_and_manual_servers_are_never_contacted_and_watchers_foll
                     await anyio.sleep(0.05)
     assert off.requests == [] and hand.requests == []
     assert {r.server for r in recorder.runs} == {"live"}
+
+
+async def test_a_server_whose_secrets_do_not_open_fails_alone_and_the_sweep_goes_on(ctx, admin):
+    fast = tuned(ctx, discovery_interval=3600)
+    with raw_listing_server(LISTING) as good, raw_listing_server(LISTING) as other:
+        servers.create_server(fast, admin, {"name": "good", "url": good.url})
+        # Registered by a process with another key (a replica that generated its own): unreadable here.
+        elsewhere = Context(settings=fast.settings, db=fast.db, secrets=SecretBox(Fernet.generate_key()))
+        servers.create_server(elsewhere, admin, {"name": "sealed", "url": other.url,
+                                                 "headers": {"Authorization": "Bearer x"}})
+        async with scheduling(fast) as (scheduler, recorder):
+            with anyio.fail_after(20):
+                await recorder.until(lambda: bool(recorder.of("good", "schedule")
+                                                  and recorder.of("sealed", "schedule")))
+            assert "sealed" not in scheduler.watched()
+    assert recorder.of("good", "schedule")[0].status == "ok"
+    sealed = recorder.of("sealed", "schedule")[0]
+    assert sealed.status == "failed" and "cannot be decrypted" in (sealed.error or "")
+    assert other.rpc_methods() == []  # never contacted with headers it could not have

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolvet import __version__
@@ -16,6 +17,7 @@ from toolvet.api.limits import RequestLimits
 from toolvet.api.routes import OPEN_ROUTERS, ROUTERS
 from toolvet.console import mount_console
 from toolvet.gateway.gateway import gateway_lifetime, mount_gateway
+from toolvet.services import health
 from toolvet.services.calls import CallService
 from toolvet.services.context import Context
 from toolvet.services.oauth_connect import ConnectFlows
@@ -27,6 +29,14 @@ API_PREFIX = "/api/v1"
 def healthz() -> dict[str, str]:
     """Liveness: answers without a token and without touching the database."""
     return {"status": "ok"}
+
+
+async def readyz(request: Request) -> JSONResponse:
+    """Readiness: 200 when the database answers, 503 (with why) when it does not; no token needed."""
+    problem = await health.database_problem(request.app.state.ctx)
+    if problem is not None:
+        return JSONResponse({"status": "unavailable", "error": problem}, status_code=503)
+    return JSONResponse({"status": "ready"})
 
 
 @asynccontextmanager
@@ -79,6 +89,8 @@ def create_app(ctx: Context) -> ToolvetAPI:
     errors.install(app)
     app.add_middleware(SecurityHeaders)  # outermost of toolvet's: a refusal or a 500 carries them too
     app.add_api_route("/healthz", healthz, methods=["GET"], tags=["health"])
+    app.add_api_route("/readyz", readyz, methods=["GET"], tags=["health"],
+                      responses={503: {"description": "The database is not reachable."}})
     for router in ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(get_principal)])
     for router in OPEN_ROUTERS:

@@ -8,7 +8,7 @@ import anyio
 import typer
 
 from toolvet.cli import render
-from toolvet.cli.runtime import fail, open_context
+from toolvet.cli.runtime import fail, load_settings, open_context
 
 
 def register(app: typer.Typer) -> None:
@@ -29,7 +29,10 @@ def serve(
 ) -> None:
     """Serve toolvet over HTTP until interrupted (the database is migrated first)."""
     from toolvet import serving
+    from toolvet.services.secrets import shared_key_problem
 
+    if (problem := shared_key_problem(load_settings())) is not None:
+        fail(problem)
     with open_context() as ctx:
         bind_host = ctx.settings.host if host is None else host
         bind_port = ctx.settings.port if port is None else port

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import DBAPIError
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+#: The PostgreSQL advisory lock every toolvet process takes to migrate ("toolvet" + 1, as 64 bits).
+MIGRATION_LOCK: Final = 0x746F6F6C76657431
 
 
 def alembic_config(url: str) -> Config:
@@ -51,12 +57,38 @@ def current_revision(engine: Engine) -> str | None:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the database to ``revision`` (the newest by default); safe to run on every start."""
+    """Bring the database to ``revision`` (the newest by default); safe to run on every start, by
+    any number of processes at once: the migrations run under a database-wide lock (PostgreSQL's
+    advisory lock, a file lock beside a SQLite database), and a process that waited for it finds the
+    work done (Alembic reads the version again under the lock)."""
     if revision == "head" and current_revision(engine) == head_revision():
         return
     from alembic import command
 
     cfg = alembic_config(engine.url.render_as_string(hide_password=False))
-    with engine.begin() as connection:
+    with _sqlite_file_lock(engine), engine.begin() as connection:
+        _advisory_lock(connection)
         cfg.attributes["connection"] = connection
         command.upgrade(cfg, revision)
+
+
+def _advisory_lock(connection: Connection) -> None:
+    """On PostgreSQL, wait for the migration lock; it is held until this transaction ends."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+
+
+@contextmanager
+def _sqlite_file_lock(engine: Engine) -> Iterator[None]:
+    """On a SQLite file, hold an exclusive lock on ``FILE.migrate-lock`` while the block runs."""
+    database = engine.url.database or ""
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:" or database.startswith("file:"):
+        yield
+        return
+    path = Path(database).with_name(Path(database).name + ".migrate-lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # beside a private database, private too
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

@@ -260,6 +260,18 @@ class Lease(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class BusMessage(Base):
+    """An event too big for one PostgreSQL ``NOTIFY`` payload: stored here, and its id notified instead
+    (``services.pg_bus``). Kept for minutes only."""
+
+    __tablename__ = "bus_messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    topic: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
 class ApiToken(Base):
     __tablename__ = "tokens"
 

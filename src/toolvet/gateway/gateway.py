@@ -49,6 +49,7 @@ from toolvet.gateway.sets import ToolSetCache, view_of
 from toolvet.schemas.tool_sets import ToolSetOut
 from toolvet.services.calls import HOST_SERVER, CallService
 from toolvet.services.context import Context
+from toolvet.services.events import CACHE, TOOLS
 from toolvet.web import UnexpectedErrors
 
 __all__ = ["Gateway", "gateway_lifetime", "mount_gateway"]
@@ -79,6 +80,7 @@ class Gateway:
         self._starting = anyio.Lock()
         self._tg: anyio.abc.TaskGroup | None = None
         self.announced = 0  # how many list changes were announced (tests and logs)
+        self._poke = anyio.Event()
 
     def service(self) -> CallService:
         if self.ctx.calls is None:
@@ -96,6 +98,8 @@ class Gateway:
             self._tg = tg
             await tg.start(self.aggregate.run)
             tg.start_soon(self._watch)
+            for topic in (CACHE, TOOLS):
+                await tg.start(self._follow_bus, topic)
             try:
                 yield
             finally:
@@ -227,7 +231,20 @@ class Gateway:
                 await self._follow_sets()
             except Exception:
                 log.exception("could not read the tool sets")
-            await anyio.sleep(POLL_SECONDS)
+            # Re-read at once when the bus says something changed (here or in another process),
+            # and every POLL_SECONDS anyway (a change the bus cannot carry: the CLI on SQLite).
+            with anyio.move_on_after(POLL_SECONDS):
+                await self._poke.wait()
+            self._poke = anyio.Event()
+
+    async def _follow_bus(self, topic: str, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+                      ) -> None:
+        """Wake the change watcher on every event of ``topic`` (an edit, a discovered change)."""
+        async with self.ctx.bus.subscribe(topic) as inbox:
+            task_status.started()
+            async for _ in inbox:
+                self.sets.forget()
+                self._poke.set()
 
     async def _follow_sets(self) -> None:
         """Re-read the set of every started set endpoint: edits are served, removed sets end."""

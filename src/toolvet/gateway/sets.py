@@ -59,6 +59,10 @@ class ToolSetCache:
             self._store(name, found.get(name))
         return found
 
+    def forget(self) -> None:
+        """Drop every remembered set (an edit was committed somewhere)."""
+        self._hits.clear()
+
     def _store(self, name: str, definition: ToolSetOut | None) -> None:
         self._hits.pop(name, None)
         if len(self._hits) >= MAX_CACHED:

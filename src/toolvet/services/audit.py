@@ -17,7 +17,7 @@ from toolvet.schemas.common import Page
 from toolvet.schemas.tools import AuditOut
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.bounds import bounded_value
-from toolvet.services.context import Context
+from toolvet.services.context import CHANGED, Context
 
 #: Most bytes (compact JSON) kept of an entry's ``before`` or ``after``: the log records what changed,
 #: not a copy of every body a client sent; a bigger value is kept as a marked prefix (``bounds``).
@@ -37,7 +37,12 @@ def record(
     session: Session, actor: Principal | str, action: str, object_type: str, object_id: str,
     before: Any = None, after: Any = None,
 ) -> None:
-    """Add one entry inside the caller's transaction, so the change and its record commit together."""
+    """Add one entry inside the caller's transaction, so the change and its record commit together.
+
+    An operator's change (any action but a call's record) is also noted on the session: once the transaction
+    commits, every process drops what it cached of that kind of object (``Context._committed``)."""
+    if not action.startswith("call."):
+        session.info.setdefault(CHANGED, set()).add(object_type)
     session.add(AuditEntry(
         at=utcnow(), actor=actor if isinstance(actor, str) else actor.actor, action=action,
         object_type=object_type, object_id=object_id,

@@ -23,6 +23,7 @@ from typing import Any, Literal
 import anyio
 import anyio.to_thread
 import httpx2
+from anyio.abc import TaskStatus
 from jsonschema import Draft202012Validator
 from sqlalchemy import select
 
@@ -39,7 +40,7 @@ from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.call_journal import CallJournal
 from toolvet.services.context import Context
 from toolvet.services.discovery import target_of, upstream_guard
-from toolvet.services.events import EventBus
+from toolvet.services.events import CACHE, CALLS, EventBus
 from toolvet.services.policy_facts import PolicyFactsCache, read_tool
 from toolvet.upstream.errors import RpcError
 from toolvet.upstream.http import http_client
@@ -53,6 +54,8 @@ log = logging.getLogger("toolvet.calls")
 USER_DECLINED = "the user declined this call"
 #: How often the writer moves journalled call records into the database.
 WRITE_SECONDS = 0.25
+#: Seconds between reads of a waiting call's row when no decision event woke it (a fallback only).
+WAIT_POLL = 5.0
 #: How many times one call answers an upstream's request for input before giving up.
 INPUT_ROUNDS = 8
 
@@ -94,7 +97,6 @@ class CallService:
     """The per-process engine behind both doors. Use as ``async with CallService(ctx) as calls``."""
 
     ctx: Context
-    events: EventBus = field(default_factory=EventBus)
     host_tools: dict[str, HostTool] = field(default_factory=dict)
     pool: UpstreamPool | None = None
     # What the registry said, for READ_TTL (changes made in this process drop the entries at once).
@@ -113,9 +115,17 @@ class CallService:
         self._policy = PolicyFactsCache(self.ctx, READ_TTL)
         self._tools = Loader(self._load_snapshot)
         self._servers = Loader(self._load_server)
+        self._bus_run: Any = None
+
+    @property
+    def events(self) -> EventBus:
+        """The process's event bus (``Context.bus``): call events go out on it, decisions come in."""
+        return self.ctx.bus
 
     async def __aenter__(self) -> CallService:
         s = self.ctx.settings
+        self._bus_run = self.ctx.bus.running()  # entered first, left last: every part below publishes
+        await self._bus_run.__aenter__()
         guard = upstream_guard(self.ctx)
         self._http = http_client(timeout=httpx2.Timeout(s.call_timeout, connect=s.connect_timeout), guard=guard)
         self.pool = UpstreamPool(self._http, connect_timeout=s.connect_timeout, call_timeout=s.call_timeout,
@@ -129,6 +139,8 @@ class CallService:
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         self._tg.start_soon(self._write_loop)
+        await self._tg.start(self._follow_decisions)
+        await self._tg.start(self._follow_changes)
         self.ctx.calls = self
         return self
 
@@ -141,7 +153,31 @@ class CallService:
             await self._pool_run.__aexit__(None, None, None)
         if self._http is not None:
             await self._http.aclose()
+        if self._bus_run is not None:
+            await self._bus_run.__aexit__(None, None, None)
         self.ctx.calls = None
+
+    # ---------------------------------------------------------------- the bus
+
+    async def _follow_decisions(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """A decision made anywhere (this process or another on the database) wakes the call waiting
+        for it here at once."""
+        async with self.events.subscribe(CALLS) as inbox:
+            task_status.started()
+            async for event in inbox:
+                if event.get("type") == "tool-call-decided" and isinstance(call_id := event.get("callId"), str):
+                    self._wake(call_id)
+
+    async def _follow_changes(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """An operator's edit or a token's revocation committed anywhere: what was cached goes now."""
+        async with self.events.subscribe(CACHE) as inbox:
+            task_status.started()
+            async for event in inbox:
+                if event.get("type") == "changed":
+                    self.forget()
+                    what = event.get("what") or ()
+                    if "token" in what or "*" in what:
+                        self.ctx.principals.clear()
 
     # ---------------------------------------------------------------- reading the registry, cached
 
@@ -306,8 +342,9 @@ class CallService:
         try:
             with anyio.move_on_after(wait):
                 while True:
-                    # Woken at once by a decision in this process; another process's decision is polled.
-                    with anyio.move_on_after(0.5):
+                    # Woken at once by the decision's event, from this process or another; the row is
+                    # read again now and then too, in case that event was lost (a bus reconnecting).
+                    with anyio.move_on_after(WAIT_POLL):
                         await event.wait()
                     current = await anyio.to_thread.run_sync(self._load, pending.id)
                     if current.status in TERMINAL:

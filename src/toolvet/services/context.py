@@ -9,11 +9,15 @@ the app's lifespan, and ``serving.serve`` runs the scheduler beside them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from sqlalchemy import event
+from sqlalchemy.orm import Session
 
 from toolvet.cache import TtlCache
 from toolvet.db.engine import Database
 from toolvet.db.migrate import upgrade
+from toolvet.services.events import CACHE, EventBus, open_bus
 from toolvet.services.secrets import SecretBox, load_key
 from toolvet.settings import Settings, get_settings
 
@@ -23,6 +27,11 @@ if TYPE_CHECKING:  # the services that set these import this module
     from toolvet.services.discovery_writer import ProcessWriter
     from toolvet.services.oauth_connect import ConnectFlows
     from toolvet.upstream.oauth import TokenSource
+
+
+#: ``session.info`` key of the kinds of registry objects an uncommitted transaction changed
+#: (``services.audit.record`` adds them); published on the ``cache`` topic once it commits.
+CHANGED: Final = "toolvet.changed"
 
 
 @dataclass
@@ -41,6 +50,23 @@ class Context:
     token_sources: dict[int, TokenSource] = field(default_factory=dict)
     #: The operators' Connect flows waiting for consent (set while the HTTP app runs).
     connects: ConnectFlows | None = None
+    #: The event bus of this process (``services.events``), by the database: shared on PostgreSQL.
+    bus: EventBus = field(default=None)  # type: ignore[assignment]  # set in __post_init__
+
+    def __post_init__(self) -> None:
+        if self.bus is None:
+            self.bus = open_bus(self.db)
+        event.listen(self.db.sessions, "after_commit", self._committed)
+        event.listen(self.db.sessions, "after_rollback", self._rolled_back)
+
+    def _committed(self, session: Session) -> None:
+        """An operator's change committed: every process drops what it cached of it (``cache`` topic)."""
+        changed = session.info.pop(CHANGED, None)
+        if changed:
+            self.bus.publish({"type": "changed", "what": sorted(changed)}, CACHE)
+
+    def _rolled_back(self, session: Session) -> None:
+        session.info.pop(CHANGED, None)
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Context:
@@ -52,6 +78,8 @@ class Context:
         return cls(settings=settings, db=db, secrets=SecretBox(load_key(settings)))
 
     def close(self) -> None:
+        event.remove(self.db.sessions, "after_commit", self._committed)
+        event.remove(self.db.sessions, "after_rollback", self._rolled_back)
         writer, self.discovery_writer = self.discovery_writer, None
         if writer is not None:
             writer.close()

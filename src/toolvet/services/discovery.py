@@ -20,13 +20,15 @@ from sqlalchemy import func, select
 from toolvet.db.models import DiscoveryRun, Server
 from toolvet.db.types import utcnow
 from toolvet.discovery import Limits, Listing, fetch_listing
-from toolvet.errors import InvalidInput
+from toolvet.errors import InvalidInput, ToolvetError
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import DiscoveryRunOut
+from toolvet.services import leases
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import PassWriter, writer_for
 from toolvet.services.discovery_writes import listing_key, run_out
+from toolvet.services.events import TOOLS
 from toolvet.services.oauth import token_source
 from toolvet.services.servers import load as load_server
 from toolvet.upstream.guard import AddressGuard
@@ -48,6 +50,9 @@ class PassPlan:
     #: the event loop by an inline writer).
     listing_key: str | None = None
     updated_at: datetime | None = None
+    #: Why the server cannot be listed at all (its stored secrets do not open with this key): its pass
+    #: records that as a failed run, and the other servers of the sweep go on.
+    problem: str | None = None
 
 
 def limits_from(ctx: Context) -> Limits:
@@ -80,8 +85,12 @@ def target_of(ctx: Context, server: Server) -> Target:
 
 
 def _plan(ctx: Context, server: Server) -> PassPlan:
-    return PassPlan(server.id, server.name, target_of(ctx, server), listing_key=server.listing_key,
-                    updated_at=server.updated_at)
+    try:
+        target = target_of(ctx, server)
+    except ToolvetError as exc:  # this server's secrets only: it fails alone, never its sweep
+        return PassPlan(server.id, server.name, Target(transport=server.transport, url=server.url,  # type: ignore[arg-type]
+                                                       command=server.command), problem=exc.message)
+    return PassPlan(server.id, server.name, target, listing_key=server.listing_key, updated_at=server.updated_at)
 
 
 def plan(ctx: Context, names: Sequence[str] | None) -> list[PassPlan]:
@@ -114,10 +123,9 @@ async def discover(
 
 
 def lease_seconds(ctx: Context) -> float:
-    """How long a sweep's leases last: a pass's lease is taken with those of the next passes (up to
-    ``3 * discovery_concurrency`` leased passes wait for a slot, three rounds of passes at most), so
-    it covers four passes at their ``pass_timeout`` and a minute to spare."""
-    return max(ctx.settings.lease_seconds, 4 * ctx.settings.pass_timeout + 60)
+    """How long a pass's lease lasts without renewal; a sweep renews its leases while it runs
+    (``services.leases.keep_renewed``), however long its passes take or wait for a slot."""
+    return ctx.settings.lease_seconds
 
 
 async def run_passes(
@@ -141,6 +149,8 @@ async def run_passes(
 
     def done(index: int, report: DiscoveryRunOut) -> None:
         reports[index] = report
+        if report.added or report.changed or report.retired:  # the gateways re-read what they offer now
+            ctx.bus.publish({"type": "tools-changed", "server": report.server}, TOOLS)
         if on_run is not None:
             on_run(report)
 
@@ -169,11 +179,14 @@ async def run_passes(
                 done(index, await run_pass(ctx, item, key, trigger=trigger, http=client, writer=writer))
 
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(lease_ahead)
-            async with receive:
-                for _ in range(min(concurrency, len(plans))):
-                    tg.start_soon(work, receive.clone())
+        async with anyio.create_task_group() as beat:
+            beat.start_soon(leases.keep_renewed, ctx.db, lease_seconds(ctx))
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lease_ahead)
+                async with receive:
+                    for _ in range(min(concurrency, len(plans))):
+                        tg.start_soon(work, receive.clone())
+            beat.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
             for key in leased.values():
@@ -204,7 +217,9 @@ async def run_pass(
     released = False
     try:
         started = utcnow()
-        listing = await fetch_listing(item.target, limits_from(ctx), http)
+        listing = (await fetch_listing(item.target, limits_from(ctx), http) if item.problem is None
+                   else Listing(status="failed", tools=[], error=item.problem, protocol_version=None,
+                                server_info=None, capabilities=None, instructions=None, pages=0))
         report = await writer.apply(item.server_id, item.name, listing, started, trigger, lease_key,
                                     likely_unchanged=_likely_unchanged(ctx, item, listing))
         released = True  # committed with the run (a thread hop is not abandoned on cancel)

@@ -1,24 +1,39 @@
 """Leases in the database, so that several toolvet processes on one database never discover the same
-server at the same time (SPEC §4.5). Works the same on SQLite and PostgreSQL: an insert wins a free
-key; an update wins an expired one; the database's own locking serialises both."""
+server at the same time (SPEC §4.5), and watch each server for list changes once per fleet. Works the
+same on SQLite and PostgreSQL: an insert wins a free key; an update wins an expired one; the
+database's own locking serialises both.
+
+A lease is short (``lease_seconds``, 10 s by default) and its live holder renews every lease it holds
+every third of that (:func:`keep_renewed`, one statement for all of them), so a holder that died
+(kill -9, a lost machine) frees its servers within ``lease_seconds``. A lease whose holder is a
+process on this very host that no longer exists is free at once: ``toolvet discover`` never says
+another process is discovering a server when none is.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 
+import anyio
+import anyio.to_thread
 from sqlalchemy import Connection, bindparam, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from toolvet.db.engine import Database
 from toolvet.db.models import Lease
 from toolvet.db.types import utcnow
+from toolvet.errors import first_line
 
-#: This process's identity as a lease holder.
-HOLDER = f"{socket.gethostname()[:30]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+log = logging.getLogger("toolvet.leases")
+
+_HOST = socket.gethostname()[:30]
+#: This process's identity as a lease holder: host, process id, and a random part (a pid is reused).
+HOLDER = f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 # Built once: statement construction and cache-key derivation cost more than these tiny statements.
@@ -38,6 +53,31 @@ _TAKE_EXPIRED_MANY = (
     .values(holder=bindparam("p_holder"), expires_at=bindparam("p_expires", type_=_EXPIRES))
     .returning(Lease.key)
 )
+_TAKE_FROM = (
+    update(Lease)
+    .where(Lease.key == bindparam("p_key"), Lease.holder == bindparam("p_old"))
+    .values(holder=bindparam("p_holder"), expires_at=bindparam("p_expires", type_=_EXPIRES))
+    .returning(Lease.key)
+)
+_RENEW = (
+    update(Lease).where(Lease.holder == bindparam("p_holder"))
+    .values(expires_at=bindparam("p_expires", type_=_EXPIRES)).returning(Lease.key)
+)
+
+
+def dead_here(holder: str) -> bool:
+    """Whether ``holder`` names a process of this host that no longer runs (its leases are free)."""
+    host, _, rest = holder.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != _HOST or not pid_text.isdigit() or holder == HOLDER:
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # a process of another user: alive
+    return False
 
 
 def acquire(db: Database, key: str, seconds: float, holder: str = HOLDER) -> bool:
@@ -61,15 +101,38 @@ def acquire_many(conn: Connection, keys: Sequence[str], seconds: float, holder: 
     conn.execute(insert_free, [{"key": key, "holder": holder, "expires_at": expires} for key in keys])
     held: set[str] = set()
     others: list[str] = []
+    orphans: list[tuple[str, str]] = []
     for row in conn.execute(_HOLDERS, {"p_keys": list(keys)}):
         if row.holder == holder and row.expires_at == expires:
             held.add(row.key)  # inserted just now
         elif row.expires_at < now or row.holder == holder:
             others.append(row.key)  # lapsed, or this holder's own: taken over below (re-checked there)
+        elif dead_here(row.holder):
+            orphans.append((row.key, row.holder))  # its holder died on this host: free now
     if others:
         held.update(conn.scalars(_TAKE_EXPIRED_MANY, {"p_keys": others, "p_now": now, "p_holder": holder,
                                                       "p_expires": expires}))
+    for key, old in orphans:
+        held.update(conn.scalars(_TAKE_FROM, {"p_key": key, "p_old": old, "p_holder": holder,
+                                              "p_expires": expires}))
     return held
+
+
+def renew(db: Database, seconds: float, holder: str = HOLDER) -> set[str]:
+    """Extend every lease ``holder`` has to ``seconds`` from now (one statement); the keys it holds."""
+    with db.engine.begin() as conn:
+        return set(conn.scalars(_RENEW, {"p_holder": holder, "p_expires": utcnow() + timedelta(seconds=seconds)}))
+
+
+async def keep_renewed(db: Database, seconds: float, holder: str = HOLDER) -> None:
+    """Renew this holder's leases every third of ``seconds``, until cancelled. A failed renewal (the
+    database briefly away) is tried again at the next beat; the leases lapse only after two more."""
+    while True:
+        await anyio.sleep(seconds / 3)
+        try:
+            await anyio.to_thread.run_sync(renew, db, seconds, holder)
+        except Exception as exc:
+            log.warning("renewing leases failed (%s)", first_line(exc))
 
 
 def release(db: Database, key: str, holder: str = HOLDER) -> None:

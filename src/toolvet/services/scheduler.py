@@ -6,8 +6,12 @@ collapse into one pass). Several processes may run a scheduler on one database: 
 server's lease, and a pass finds out under the lease whether another process has just done the work.
 
 Signals come from one :func:`~toolvet.discovery.watch.watch_list_changed` task per enabled ``auto``
-server, kept in step with the registry on every tick: a new server gets a watcher, a removed,
-disabled or now-manual server loses its one, and an edited server (another target) is watched afresh.
+server and fleet, kept in step with the registry on every tick: a new server gets a watcher, a
+removed, disabled or now-manual server loses its one, and an edited server (another target) is
+watched afresh. Each watcher is held under the lease ``watch:NAME``, so of all the processes on one
+database only one watches a server; the leases are renewed while this process lives and taken over
+by another process's scheduler within a tick of lapsing when it dies. Ticks come at least every
+``lease_seconds``, so a dead process's watchers and due servers move within about twice that.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from sqlalchemy import or_, select
 from toolvet.db.models import Server
 from toolvet.db.types import utcnow
 from toolvet.discovery.watch import watch_list_changed
-from toolvet.services import retention
+from toolvet.services import leases, retention
 from toolvet.services.context import Context
 from toolvet.services.discovery import OnRun, PassPlan, _plan, limits_from, plan, run_passes, upstream_guard
 from toolvet.upstream.http import http_client
@@ -56,6 +60,8 @@ class Scheduler:
         self._requested: dict[str, tuple[float, datetime]] = {}
         self._watchers: dict[str, tuple[Target, anyio.CancelScope]] = {}  # name -> (target, watcher scope)
         self.passes = 0
+        #: Who this scheduler is as a watch-lease holder (the process's identity).
+        self.holder = leases.HOLDER
 
     def request(self, name: str) -> None:
         """A server said its tool list changed: list it again after the debounce delay."""
@@ -89,28 +95,37 @@ class Scheduler:
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Run until cancelled."""
         settings = self.ctx.settings
-        tick = min(MAX_TICK, settings.discovery_interval)
+        tick = min(MAX_TICK, settings.discovery_interval, settings.lease_seconds)
         async with _http_client(self.ctx) as http, anyio.create_task_group() as watchers:
+            watchers.start_soon(leases.keep_renewed, self.ctx.db, settings.lease_seconds, self.holder)
             task_status.started()
-            while True:
-                try:
-                    await self._sync_watchers(watchers, http)
-                except Exception:  # e.g. the database is briefly away: keep the watchers we have
-                    log.exception("updating the list-changed watchers failed")
-                try:
-                    await self._once(http)
-                except Exception:  # one bad sweep must not stop keeping the registry current
-                    log.exception("scheduled discovery sweep failed")
-                await self._prune()
-                # Jittered: processes sharing a database would otherwise tick in step, and the one a
-                # little ahead would take every due server's lease at every tick.
-                sleep = tick * random.uniform(1 - TICK_JITTER, 1 + TICK_JITTER)
-                if self._requested:
-                    first_due = min(d for d, _ in self._requested.values())
-                    sleep = min(sleep, max(0.0, first_due - anyio.current_time()))
-                with anyio.move_on_after(sleep):
-                    await self._wake.wait()
-                self._wake = anyio.Event()
+            try:
+                await self._loop(watchers, http, tick)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self._release_watch_leases()
+
+    async def _loop(self, watchers: TaskGroup, http: httpx2.AsyncClient, tick: float) -> None:
+        """Tick until cancelled: watchers in step, due and requested servers listed, old calls pruned."""
+        while True:
+            try:
+                await self._sync_watchers(watchers, http)
+            except Exception:  # e.g. the database is briefly away: keep the watchers we have
+                log.exception("updating the list-changed watchers failed")
+            try:
+                await self._once(http)
+            except Exception:  # one bad sweep must not stop keeping the registry current
+                log.exception("scheduled discovery sweep failed")
+            await self._prune()
+            # Jittered: processes sharing a database would otherwise tick in step, and the one a
+            # little ahead would take every due server's lease at every tick.
+            sleep = tick * random.uniform(1 - TICK_JITTER, 1 + TICK_JITTER)
+            if self._requested:
+                first_due = min(d for d, _ in self._requested.values())
+                sleep = min(sleep, max(0.0, first_due - anyio.current_time()))
+            with anyio.move_on_after(sleep):
+                await self._wake.wait()
+            self._wake = anyio.Event()
 
     async def _prune(self) -> None:
         """Old call records go once every PRUNE_EVERY seconds (bounded batches, off the event loop)."""
@@ -128,17 +143,41 @@ class Scheduler:
             self.on_prune(pruned)
 
     async def _sync_watchers(self, tg: TaskGroup, http: httpx2.AsyncClient) -> None:
-        """One watcher per enabled ``auto`` server: start missing ones, cancel stale ones."""
-        wanted = {p.name: p.target for p in await anyio.to_thread.run_sync(plan, self.ctx, None)}
+        """One watcher per enabled ``auto`` server in the fleet: take (or renew) the watch leases of
+        the servers wanted, start the watchers this process now holds, cancel stale ones and those
+        whose lease another process holds."""
+        wanted = {p.name: p.target for p in await anyio.to_thread.run_sync(plan, self.ctx, None)
+                  if p.problem is None}  # a server whose secrets do not open is not watched
         for name, (target, scope) in list(self._watchers.items()):
             if wanted.get(name) != target:  # removed, disabled, manual, or edited (url, command, headers...)
                 scope.cancel()
                 del self._watchers[name]
+                await anyio.to_thread.run_sync(leases.release, self.ctx.db, _watch_key(name), self.holder)
+        held = await anyio.to_thread.run_sync(self._take_watch_leases, list(wanted))
+        for name, (_, scope) in list(self._watchers.items()):
+            if name not in held:  # this process lost the lease (it stalled past it): the new holder watches
+                scope.cancel()
+                del self._watchers[name]
         for name, target in wanted.items():
-            if name not in self._watchers:
+            if name not in self._watchers and name in held:
                 scope = anyio.CancelScope()
                 self._watchers[name] = (target, scope)
                 tg.start_soon(self._watch, name, target, http, scope)
+
+    def _take_watch_leases(self, names: list[str]) -> set[str]:
+        """The servers of ``names`` whose watch lease this process holds now (taken or renewed)."""
+        with self.ctx.db.engine.begin() as conn:
+            keys = leases.acquire_many(conn, [_watch_key(n) for n in names], self.ctx.settings.lease_seconds,
+                                       self.holder)
+        return {name for name in names if _watch_key(name) in keys}
+
+    async def _release_watch_leases(self) -> None:
+        names, self._watchers = list(self._watchers), {}
+        for name in names:
+            try:
+                await anyio.to_thread.run_sync(leases.release, self.ctx.db, _watch_key(name), self.holder)
+            except Exception:  # the database is away: the lease lapses on its own
+                log.warning("could not release the watch lease of %s", name)
 
     async def _watch(
         self, name: str, target: Target, http: httpx2.AsyncClient, scope: anyio.CancelScope
@@ -167,6 +206,10 @@ class Scheduler:
             runs = await run_passes(self.ctx, due, trigger="schedule", http=http, on_run=self.on_run,
                                     unless_discovered_since=cutoff + timedelta(microseconds=1))
             self.passes += sum(r.id is not None for r in runs)
+
+
+def _watch_key(name: str) -> str:
+    return f"watch:{name}"
 
 
 def _http_client(ctx: Context) -> httpx2.AsyncClient:

@@ -12,10 +12,32 @@ from toolvet.errors import ToolvetError
 from toolvet.settings import Settings
 
 
+def shared_key_problem(settings: Settings) -> str | None:
+    """Why ``toolvet serve`` must not start with these settings, or None. On PostgreSQL several
+    replicas share one database: a key generated per host would seal secrets the others cannot open
+    (and stop their discovery), so the key must be configured."""
+    if settings.secret_key or settings.secret_key_file:
+        return None
+    if not settings.resolved_database_url().startswith("postgresql"):
+        return None
+    return ("on PostgreSQL every replica needs the same secret key: set TOOLVET_SECRET_KEY or "
+            "TOOLVET_SECRET_KEY_FILE (generate one with: python -c 'from cryptography.fernet import Fernet; "
+            "print(Fernet.generate_key().decode())')")
+
+
 def load_key(settings: Settings) -> bytes:
-    """The configured key, else the key file under ``home``, generated (mode 0600) on first start."""
+    """The configured key, else the one in ``secret_key_file``, else the key file under ``home``,
+    generated (mode 0600) on first start."""
     if settings.secret_key:
         return settings.secret_key.encode()
+    if settings.secret_key_file is not None:
+        try:
+            lines = Path(settings.secret_key_file).read_bytes().strip().splitlines()
+        except OSError as exc:
+            raise ToolvetError(f"cannot read secret_key_file {settings.secret_key_file}: {exc.strerror}") from None
+        if not lines:
+            raise ToolvetError(f"secret_key_file {settings.secret_key_file} is empty")
+        return lines[0].strip()
     path = Path(settings.home) / "secret.key"
     if path.exists():
         return path.read_bytes().strip()

@@ -14,6 +14,7 @@ from toolvet.schemas.calls import ApproveIn, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
 from toolvet.services import calls
 from toolvet.services.auth import Permission, Role
+from toolvet.services.events import STOPPING
 
 router = APIRouter(tags=["calls"])
 #: Routes a caller without a token may use at a ``noauth`` tool (mounted without the token check).
@@ -68,11 +69,13 @@ async def events(ctx: ContextDep, principal: PrincipalDep, request: Request) -> 
     service = calls.service(ctx)
 
     async def stream() -> AsyncIterator[bytes]:
-        yield b": toolvet events\n\n"
-        async with service.events.subscribe() as inbox:
+        async with service.events.subscribe() as inbox:  # before the first byte: nothing after it is missed
+            yield b": toolvet events\n\n"
             while not await request.is_disconnected():
                 with anyio.move_on_after(15):
-                    event = await inbox.receive()  # type: ignore[attr-defined]
+                    event = await inbox.receive()
+                    if event.get("type") == STOPPING:
+                        return  # the server is stopping: the client reconnects to another replica
                     if principal.role is Role.CONSUMER and event.get("user") not in (None, principal.user):
                         continue
                     yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()

@@ -12,6 +12,7 @@ from toolvet.console.visit import PREFIX, Visit
 from toolvet.errors import InvalidInput
 from toolvet.services import calls
 from toolvet.services.auth import Permission
+from toolvet.services.events import STOPPING
 
 KEEP_ALIVE = 15.0
 #: A stream ends after this long and the browser reconnects, so a revoked token stops listening soon.
@@ -53,8 +54,10 @@ async def call_events(visit: Visit) -> Response:
             async with bus.subscribe() as inbox:
                 while not await request.is_disconnected():
                     with anyio.move_on_after(KEEP_ALIVE):
-                        event = await inbox.receive()  # type: ignore[attr-defined]
+                        event = await inbox.receive()
                         kind = str(event.get("type", "message"))
+                        if kind == STOPPING:
+                            return  # the server is stopping: the page's script reconnects
                         yield f"event: {kind}\ndata: {json.dumps({'type': kind})}\n\n".encode()
                         continue
                     yield b": keep-alive\n\n"
