@@ -8,7 +8,8 @@ ToolvetError
 │   └── ReadOnlyField   an attempt to set a field that a person may not set
 ├── Unauthenticated     no or unknown credentials
 ├── Forbidden           the credentials may not do this
-└── UpstreamError       an MCP server failed, timed out or answered nonsense
+├── UpstreamError       an MCP server failed, timed out or answered nonsense
+└── SetupError          the settings name something toolvet cannot use (a database, a home)
 """
 
 from __future__ import annotations
@@ -66,3 +67,8 @@ class UpstreamError(ToolvetError):
         self.code = code
         self.data = data
         self.said = said  # the server's own error message, as it said it
+
+
+class SetupError(ToolvetError):
+    """The settings name something toolvet cannot use: a PostgreSQL server it cannot reach, a home or
+    database file it cannot write. The message names the setting or the server."""

@@ -13,11 +13,6 @@ from toolvet.services import review as review_service
 from toolvet.services.tools import split_address
 
 
-def register(app: typer.Typer) -> None:
-    """Add the top-level ``review`` command to the root app."""
-    app.command("review")(review)
-
-
 def review(
     address: Annotated[str, typer.Argument(metavar="SERVER/TOOL", help="The tool, as SERVER/TOOL.")],
     note: Annotated[str | None, typer.Option("--note", help="Why it is fine, for the audit log.")] = None,

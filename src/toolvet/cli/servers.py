@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from toolvet.cli import parsing, render
+from toolvet.cli.group import command_group
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import confirm_or_refuse, local
 from toolvet.domain.policy import ApprovalFloor
@@ -17,9 +18,7 @@ APPROVAL_HELP = ("Approval floor for every tool of the server: user (the user's 
                  "always (every call asks), operator (every call asks; only an operator or admin approves).")
 ApprovalOpt = Annotated[ApprovalFloor, typer.Option("--approval", help=APPROVAL_HELP)]
 
-server_app = typer.Typer(
-    help="Register, inspect, change and remove upstream MCP servers.", no_args_is_help=True
-)
+server_app = command_group("Register, inspect, change and remove upstream MCP servers.")
 
 NameArg = Annotated[str, typer.Argument(help="The server's name (lowercase letters, digits, '-').")]
 UrlOpt = Annotated[str | None, typer.Option("--url", help="Endpoint of an HTTP server.")]
@@ -42,10 +41,6 @@ EnvOpt = Annotated[
 CwdOpt = Annotated[str | None, typer.Option("--cwd", help="Working directory of a stdio server.")]
 TitleOpt = Annotated[str | None, typer.Option("--title", help="A human-readable title.")]
 
-
-def register(app: typer.Typer) -> None:
-    """Add the ``server`` group to the root app."""
-    app.add_typer(server_app, name="server")
 
 
 def _endpoint_fields(

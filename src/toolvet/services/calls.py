@@ -507,10 +507,11 @@ class CallService:
     def get(self, principal: Principal, call_id: str) -> CallOut:
         return call_store.get(self.ctx, principal, call_id)
 
-    def list(self, principal: Principal, *, status: str | None = "pending", limit: int = 100,
-             offset: int = 0) -> Page[CallOut]:
-        """Calls newest first; expired pending calls are marked expired on the way."""
-        return call_store.list_calls(self.ctx, principal, status=status, limit=limit, offset=offset)
+    def list(self, principal: Principal, *, status: str | None = "pending", server: str | None = None,
+             tool: str | None = None, limit: int = 100, offset: int = 0) -> Page[CallOut]:
+        """Calls newest first (``call_store.list_calls``); expired pending calls are marked expired."""
+        return call_store.list_calls(self.ctx, principal, status=status, server=server, tool=tool, limit=limit,
+                                     offset=offset)
 
 
 # Module-level doors for the console and the REST API: the process's running CallService.
@@ -521,9 +522,9 @@ def service(ctx: Context) -> CallService:
     return ctx.calls
 
 
-def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", limit: int = 100,
-               offset: int = 0) -> Page[CallOut]:
-    return service(ctx).list(principal, status=status, limit=limit, offset=offset)
+def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", server: str | None = None,
+               tool: str | None = None, limit: int = 100, offset: int = 0) -> Page[CallOut]:
+    return service(ctx).list(principal, status=status, server=server, tool=tool, limit=limit, offset=offset)
 
 
 async def approve_call(ctx: Context, principal: Principal, call_id: str, *, allow_always: bool = False) -> CallOut:

@@ -15,6 +15,7 @@ from toolvet.cache import TtlCache
 from toolvet.db.engine import Database
 from toolvet.db.migrate import upgrade
 from toolvet.services.secrets import SecretBox, load_key
+from toolvet.services.setup_errors import explain
 from toolvet.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # the services that set these import this module
@@ -40,10 +41,20 @@ class Context:
     def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Context:
         """Connect to the configured database (migrating it to the newest schema unless told not to)."""
         settings = settings or get_settings()
-        db = Database(settings.resolved_database_url())
-        if migrate:
-            upgrade(db.engine)
-        return cls(settings=settings, db=db, secrets=SecretBox(load_key(settings)))
+        url = settings.resolved_database_url()
+        db: Database | None = None
+        try:
+            db = Database(url)
+            if migrate:
+                upgrade(db.engine)
+            return cls(settings=settings, db=db, secrets=SecretBox(load_key(settings)))
+        except Exception as exc:
+            if db is not None:
+                db.dispose()
+            plainly = explain(settings, url, exc)
+            if plainly is None:
+                raise
+            raise plainly from exc
 
     def close(self) -> None:
         writer, self.discovery_writer = self.discovery_writer, None
