@@ -54,6 +54,11 @@ def view(out: DiffOut) -> RenderableType:
     """The reviewer's view: a heading, the summary sentences, each text diff, then the changes table."""
     parts: list[RenderableType] = [heading(out), Text("")]
     parts += [Text.assemble("• ", sentence) for sentence in out.summary]
+    if out.decision is not None and out.decision.must_choose:
+        was = "writable" if out.decision.writable else "read-only"
+        parts += [Text(""), Text(f"decided {was} on the reviewed definition; since then:", style="bold")]
+        parts += [Text.assemble("• ", sentence) for sentence in out.decision.moved]
+        parts.append(Text("a review must decide again: toolvet review --writable or --read-only"))
     for change in out.changes:
         if change.text_diff:
             parts += [Text(""), Text(change.path, style="bold"), unified(change.text_diff)]
