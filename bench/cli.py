@@ -11,10 +11,12 @@ database in a temporary home holding one manual server with ``--tools`` hand-reg
 
 It prints the median wall time of each over ``--rounds`` rounds and its ratio to the baseline, and
 the limits toolvet holds itself to (``--version``/``--help`` under 0.25 s, ``tool list`` under 0.6 s
-on the 2-core machine it is developed on). It exits 0 whatever the figures; non-zero only when a
-command fails.
+on the 2-core machine it is developed on). ``--before SRC`` runs ``--version`` and ``tool list`` of
+another source tree too (its ``src`` directory first on ``PYTHONPATH``, e.g. an older commit from
+``git archive``), in the same rounds, for a before/after ratio. It exits 0 whatever the figures;
+non-zero only when a command fails.
 
-Run: ``python bench/cli.py [--rounds 9] [--tools 50] [--json]``.
+Run: ``python bench/cli.py [--rounds 9] [--tools 50] [--before OLD/src] [--json]``.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ LIMITS = {"toolvet --version": 0.25, "toolvet --help": 0.25, "toolvet tool list"
 SCHEMA = '{"type": "object", "properties": {"q": {"type": "string"}}}'
 
 
+BEFORE = ("toolvet --version", "toolvet tool list")
+
+
 def run(argv: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)
@@ -61,15 +66,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--tools", type=int, default=50)
+    parser.add_argument("--before", type=Path, help="another source tree's src/ to time beside this one")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
+    commands = dict(COMMANDS)
+    if args.before is not None:
+        commands |= {f"before: {name}": ["env", f"PYTHONPATH={args.before.resolve()}", *COMMANDS[name]]
+                     for name in BEFORE}
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "TOOLVET_HOME": home, "TOOLVET_DATABASE_URL": f"sqlite:///{Path(home) / 'db.sqlite3'}"}
         env.pop("TOOLVET_DEBUG", None)
         seed(env, args.tools)
-        times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+        times: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(args.rounds):
-            for name, argv in COMMANDS.items():
+            for name, argv in commands.items():
                 times[name].append(run(argv, env))
     base = statistics.median(times["python -c pass"])
     figures = {name: {"median_s": round(statistics.median(t), 4), "ratio": round(statistics.median(t) / base, 1)}
@@ -82,7 +92,9 @@ def main() -> int:
     for name, figure in figures.items():
         limit = LIMITS.get(name)
         note = f"   (limit {limit:.2f} s: {'within' if figure['median_s'] < limit else 'OVER'})" if limit else ""
-        print(f"  {name:<22} {figure['median_s']:7.3f} s  {figure['ratio']:6.1f}x python -c pass{note}")
+        print(f"  {name:<30} {figure['median_s']:7.3f} s  {figure['ratio']:6.1f}x python -c pass{note}")
+    for name in BEFORE if args.before is not None else ():
+        print(f"  {name}: {figures[f'before: {name}']['median_s'] / figures[name]['median_s']:.1f}x faster than before")
     return 0
 
 
