@@ -101,3 +101,21 @@ def _login() -> str:
     import getpass
 
     return getpass.getuser()
+
+
+def test_a_call_of_a_host_tool_is_left_pending_for_the_running_server(
+    toolvet: Toolvet, service: Context, admin: Principal
+) -> None:
+    from toolvet.gateway.host_tools import register_host_tools
+
+    async def make() -> CallOut:
+        async with CallService(service) as calls:
+            register_host_tools(calls)
+            return await calls.submit(admin, CallCreate(server_type="toolvet", tool_name="discover_server",
+                                                        arguments={"server": "up"}, user="alice"))
+
+    call = anyio.run(make)
+    assert call.status is CallStatus.PENDING
+    refused = toolvet.fails("call", "approve", call.id)
+    assert refused.startswith(f"error: call {call.id} is of one of toolvet's own tools: approve it on the running")
+    assert toolvet.json("call", "show", call.id)["status"] == "pending"

@@ -400,7 +400,11 @@ class CallService:
     # ---------------------------------------------------------------- approvals
 
     async def approve(self, principal: Principal, call_id: str, *, allow_always: bool = False) -> CallOut:
-        """Approve a pending call and run it; unknown, expired or decided calls are errors."""
+        """Approve a pending call and run it; unknown, expired or decided calls are errors, and so is a
+        call of a host tool in a process that runs none (``toolvet call approve``): it stays pending."""
+        if not self.host_tools and (await anyio.to_thread.run_sync(self._load, call_id)).server_type == HOST_SERVER:
+            raise Conflict(f"call {call_id} is of one of toolvet's own tools: approve it on the running toolvet "
+                           "server (POST /api/v1/calls/{id}/approve or the console's Pending calls page)")
         call = await anyio.to_thread.run_sync(self._decide_pending, principal, call_id, CallStatus.APPROVED,
                                               allow_always)
         if allow_always:
