@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from typer.main import get_command
 
 from toolvet.cli import app
@@ -15,11 +17,15 @@ from toolvet.settings import Settings
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-def commands(command: object, path: tuple[str, ...] = ("toolvet",)) -> Iterator[tuple[str, object]]:
-    """Every command in the tree as ('toolvet server add', command), groups included."""
+def commands(command: Any, path: tuple[str, ...] = ("toolvet",)) -> Iterator[tuple[str, Any]]:
+    """Every command in the tree as ('toolvet server add', command), groups included (asked for by
+    name, as the parser does: the root imports its groups only then)."""
     yield " ".join(path), command
-    for name, sub in sorted(getattr(command, "commands", {}).items()):
-        yield from commands(sub, (*path, name))
+    if not hasattr(command, "list_commands"):
+        return
+    ctx = typer.Context(command, info_name=path[-1])
+    for name in sorted(command.list_commands(ctx)):
+        yield from commands(command.get_command(ctx, name), (*path, name))
 
 
 COMMANDS = dict(commands(get_command(app)))

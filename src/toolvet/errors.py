@@ -8,7 +8,8 @@ ToolvetError
 │   └── ReadOnlyField   an attempt to set a field that a person may not set
 ├── Unauthenticated     no or unknown credentials
 ├── Forbidden           the credentials may not do this
-└── UpstreamError       an MCP server failed, timed out or answered nonsense
+├── UpstreamError       an MCP server failed, timed out or answered nonsense
+└── SetupError          the settings name something toolvet cannot use (a database, a home)
 """
 
 from __future__ import annotations
@@ -72,3 +73,8 @@ def first_line(exc: BaseException) -> str:
     """The first line of an exception's text (its type's name when it has none), for a log line."""
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__
+
+
+class SetupError(ToolvetError):
+    """The settings name something toolvet cannot use: a PostgreSQL server it cannot reach, a home or
+    database file it cannot write. The message names the setting or the server."""

@@ -11,6 +11,7 @@ and the process exits 0 with nothing left behind.
 from __future__ import annotations
 
 import asyncio
+import errno
 import math
 import signal
 import socket
@@ -22,13 +23,15 @@ from types import FrameType
 import anyio
 import uvicorn
 
+from toolvet.errors import SetupError
 from toolvet.services.context import Context
 from toolvet.services.events import CALLS, STOPPING
 from toolvet.services.scheduler import Scheduler
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening socket, bound before anything is printed, so a busy port fails fast and clearly."""
+    """A listening socket, bound before anything is printed, so a busy port fails fast and clearly
+    (``SetupError`` naming the port)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio turns TCP_NODELAY on for accepted connections only when the listening
     # socket says it is TCP. Without it Nagle's algorithm holds each response body until the client
@@ -39,7 +42,10 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        if exc.errno == errno.EADDRINUSE:
+            raise SetupError(f"port {port} is in use (on {host}): stop what holds it, or choose another "
+                             "with --port or TOOLVET_PORT") from None
+        raise SetupError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     sock.listen(2048)
     return sock
 

@@ -38,19 +38,21 @@ def test_a_real_process_lists_as_json_and_tables_without_colour_codes(home: Path
     assert '"name": "svc"' in run_toolvet(home, "server", "list", "--json").stdout
 
 
+def not_a_database(home: Path) -> str:
+    """A database URL whose file holds something else: nothing a setting names, an unexpected state."""
+    (home / "garbage.sqlite3").write_bytes(b"this is not a SQLite database file, it only sits where one should" * 20)
+    return f"sqlite:///{home}/garbage.sqlite3"
+
+
 def test_an_unexpected_failure_is_one_internal_error_line_in_a_real_process(home: Path) -> None:
-    (home / "a-file").write_text("")
-    proc = run_toolvet(home, "server", "list", TOOLVET_DATABASE_URL=f"sqlite:///{home}/a-file/db.sqlite3")
+    proc = run_toolvet(home, "server", "list", TOOLVET_DATABASE_URL=not_a_database(home))
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith("error: internal error: ") and proc.stderr.count("\n") == 1
     assert "Traceback" not in proc.stderr
 
 
 def test_toolvet_debug_keeps_the_traceback_of_an_unexpected_failure(home: Path) -> None:
-    (home / "a-file").write_text("")
-    proc = run_toolvet(
-        home, "server", "list", TOOLVET_DATABASE_URL=f"sqlite:///{home}/a-file/db.sqlite3", TOOLVET_DEBUG="1"
-    )
+    proc = run_toolvet(home, "server", "list", TOOLVET_DATABASE_URL=not_a_database(home), TOOLVET_DEBUG="1")
     assert proc.returncode == 1 and "Traceback" in proc.stderr
 
 

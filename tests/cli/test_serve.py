@@ -58,7 +58,7 @@ def test_serve_on_a_busy_port_is_one_error_line(home: Path) -> None:
             env=dict(os.environ),
             check=False,
         )
-    assert proc.returncode == 1 and proc.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
+    assert proc.returncode == 1 and proc.stderr.startswith(f"error: port {port} is in use (on 127.0.0.1)")
     assert proc.stderr.count("\n") == 1
 
 

@@ -175,7 +175,12 @@ def test_a_changed_tool_is_held_with_its_diff_until_reviewed_again(page: Any, co
             README_IMAGE.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, README_IMAGE)
 
-        page.click("button:has-text('Approve the current definition')")
+        # A new required parameter moved what the writable decision was made on: approving the new
+        # definition takes choosing it again.
+        decide = page.get_by_role("form", name="Review and decide writable again")
+        assert "now requires 'bcc'" in decide.locator("ul.moved").inner_text()
+        decide.get_by_label("writable: it may change things").check()
+        decide.get_by_role("button", name="Approve the current definition").click()
         assert page.locator(".head .badges").inner_text().split()[:2] == ["reviewed", "offered"]
         assert page.locator("section.diff").count() == 0
     page.goto(console.at("/console/audit?object=tool:mail/send_email"))

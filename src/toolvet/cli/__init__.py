@@ -1,45 +1,60 @@
 """The ``toolvet`` command line: a Typer app whose commands each parse input, call one service
 function and render the result (STYLE rule 2). The CLI acts as a local admin (SPEC §7).
 
-Each module named in ``COMMAND_MODULES`` exposes ``register(app: typer.Typer)``; adding a command
-group (``discover``, ``demo``, ``check``) is one line there. ``tool diff`` is added to
-``toolvet.cli.tools.tool_app`` from its own module's ``register``.
+``COMMANDS`` is the root's table: each entry names the module attribute holding a command group (a
+``command_group``) or a command function, and the line ``toolvet --help`` shows for it. A command's
+module is imported only when that command runs, so ``toolvet --version`` and ``toolvet --help`` import
+neither the database layer nor the web stack nor the MCP SDK (``tests/cli/test_startup.py`` holds
+that). Adding a command is one entry here; ``tool diff`` is added to ``toolvet.cli.tools.tool_app``
+in its own module.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import typer
 
 from toolvet import __version__
-from toolvet.cli.runtime import ToolvetGroup, debugging
+from toolvet.cli.group import LazyCommand, ToolvetGroup, ToolvetTyper, debugging
 
-COMMAND_MODULES: list[str] = [
-    "db",
-    "serve",
-    "servers",
-    "tools",
-    "tool_sets",
-    "entries",
-    "review",
-    "tokens",
-    "audit",
-    "discover",
-    "demo",
-    "check",
-    "config_import",
-    "config_file",
-]
+#: The root's commands. Each help line begins the command's own help (its docstring or group help).
+COMMANDS: dict[str, LazyCommand] = {
+    "db": LazyCommand("toolvet.cli.db:db_app", "The database toolvet keeps its registry in."),
+    "serve": LazyCommand("toolvet.cli.serve:serve", "Serve toolvet over HTTP until interrupted."),
+    "server": LazyCommand("toolvet.cli.servers:server_app",
+                          "Register, inspect, change and remove upstream MCP servers."),
+    "tool": LazyCommand("toolvet.cli.tools:tool_app", "List, inspect and decide about tools."),
+    "toolset": LazyCommand("toolvet.cli.tool_sets:toolset_app",
+                           "Define, inspect and remove tool sets: allow-lists of tools."),
+    "review": LazyCommand("toolvet.cli.review:review", "Mark the tool's current definition as reviewed."),
+    "call": LazyCommand("toolvet.cli.calls:call_app", "List, show, approve and deny calls."),
+    "token": LazyCommand("toolvet.cli.tokens:token_app", "Create, list and revoke bearer tokens."),
+    "audit": LazyCommand("toolvet.cli.audit:audit", "Show who did what to which object, and when."),
+    "discover": LazyCommand("toolvet.cli.discover:discover", "List servers' tools now and reconcile them."),
+    "demo": LazyCommand("toolvet.cli.demo:demo",
+                        "Start the demo MCP server, register and discover it, then serve toolvet."),
+    "check": LazyCommand("toolvet.cli.check:check",
+                         "Show whether the tool runs without a dialog, is asked about or is refused."),
+    "prompt": LazyCommand("toolvet.cli.entries:prompt_app", "List, inspect and decide about servers' prompts."),
+    "resource": LazyCommand("toolvet.cli.entries:resource_app",
+                            "List, inspect and decide about servers' resources and resource templates."),
+    "import": LazyCommand("toolvet.cli.config_import:import_",
+                          "Register the servers of an MCP client's config file"),
+    "apply": LazyCommand("toolvet.cli.config_file:apply", "Make the registry match a file"),
+    "export": LazyCommand("toolvet.cli.config_file:export", "Write the registry in the format toolvet apply reads"),
+}
 
-app = typer.Typer(
+
+class RootGroup(ToolvetGroup):
+    lazy: ClassVar[dict[str, LazyCommand]] = COMMANDS
+
+
+app = ToolvetTyper(
     name="toolvet",
-    cls=ToolvetGroup,
+    cls=RootGroup,
     help="A registry and gateway for MCP tools.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
 
 
@@ -59,12 +74,8 @@ def root(
     """toolvet works on the database named by TOOLVET_DATABASE_URL (default: SQLite in TOOLVET_HOME)."""
 
 
-for _module in COMMAND_MODULES:
-    importlib.import_module(f"toolvet.cli.{_module}").register(app)
-
-
 def main() -> None:
-    """Run the CLI. Errors inside commands are already one line (see ``runtime``); this catches what
+    """Run the CLI. Errors inside commands are already one line (see ``group``); this catches what
     escapes before a command runs."""
     try:
         app(prog_name="toolvet")

@@ -12,11 +12,6 @@ from toolvet.cli.runtime import local
 from toolvet.services import audit as audit_service
 
 
-def register(app: typer.Typer) -> None:
-    """Add the top-level ``audit`` command to the root app."""
-    app.command("audit")(audit)
-
-
 def audit(
     actor: Annotated[str | None, typer.Option("--actor", help="Only this actor, e.g. cli:alice.")] = None,
     object_id: Annotated[

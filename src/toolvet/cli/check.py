@@ -15,11 +15,6 @@ from toolvet.services.policy_facts import DEFAULT_SCOPE
 from toolvet.services.tools import split_address
 
 
-def register(app: typer.Typer) -> None:
-    """Add the top-level ``check`` command to the root app."""
-    app.command("check")(check)
-
-
 def check(
     address: Annotated[str, typer.Argument(metavar="SERVER/TOOL", help="The tool, as SERVER/TOOL.")],
     user: Annotated[str, typer.Option("--user", help="The user whose permission mode applies.")],

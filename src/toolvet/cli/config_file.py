@@ -18,12 +18,6 @@ from toolvet.schemas.config_file import ApplyPlan, ChangeOut
 from toolvet.services import config_apply, config_export
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``apply`` and ``export`` to the root app."""
-    app.command("apply")(apply)
-    app.command("export")(export)
-
-
 def _value(value: Any) -> str:
     return "—" if value is None else json.dumps(value, ensure_ascii=False)
 

@@ -19,11 +19,6 @@ from toolvet.services import config_import
 HEADERS = ("NAME", "FROM", "TRANSPORT", "ENDPOINT", "SECRETS", "ACTION")
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``import`` to the root app."""
-    app.command("import")(import_)
-
-
 def _row(item: ImportItem) -> Sequence[Any]:
     endpoint = item.url or " ".join([item.command or "", *item.args]).strip() or None
     secrets = ", ".join([*item.header_names, *item.env_names]) or None

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import typer
-
 from toolvet.cli import render
+from toolvet.cli.group import command_group
 from toolvet.cli.runtime import open_context
 
-db_app = typer.Typer(help="The database toolvet keeps its registry in.", no_args_is_help=True)
+db_app = command_group("The database toolvet keeps its registry in.")
 
-
-def register(app: typer.Typer) -> None:
-    """Add the ``db`` group to the root app."""
-    app.add_typer(db_app, name="db")
 
 
 @db_app.command("upgrade")

@@ -11,6 +11,7 @@ import typer
 
 from toolvet.cli import render
 from toolvet.cli.discover import run_line
+from toolvet.cli.group import exclusive
 from toolvet.cli.runtime import local
 from toolvet.errors import NotFound
 from toolvet.schemas.tools import TokenCreate
@@ -18,10 +19,6 @@ from toolvet.services import servers, tokens
 
 DEMO = "demo"
 
-
-def register(app: typer.Typer) -> None:
-    """Add the top-level ``demo`` command to the root app."""
-    app.command("demo")(demo)
 
 
 def demo(
@@ -33,6 +30,7 @@ def demo(
                                            help="Stop after discovery instead of serving.")] = False,
 ) -> None:
     """Start the demo MCP server, register and discover it, then serve toolvet until Ctrl-C."""
+    exclusive(("--no-serve", no_serve), ("--port", port is not None))
     import uvicorn  # imported here, like the MCP SDK below, so other commands start fast
 
     from toolvet.demo import server as demo_server

@@ -55,6 +55,12 @@ def view(out: DiffOut | EntryDiffOut) -> RenderableType:
     """The reviewer's view: a heading, the summary sentences, each text diff, then the changes table."""
     parts: list[RenderableType] = [heading(out), Text("")]
     parts += [Text.assemble("• ", sentence) for sentence in out.summary]
+    decision = out.decision if isinstance(out, DiffOut) else None  # prompts and resources have no writable
+    if decision is not None and decision.must_choose:
+        was = "writable" if decision.writable else "read-only"
+        parts += [Text(""), Text(f"decided {was} on the reviewed definition; since then:", style="bold")]
+        parts += [Text.assemble("• ", sentence) for sentence in decision.moved]
+        parts.append(Text("a review must decide again: toolvet review --writable or --read-only"))
     for change in out.changes:
         if change.text_diff:
             parts += [Text(""), Text(change.path, style="bold"), unified(change.text_diff)]

@@ -18,10 +18,6 @@ from toolvet.schemas.tools import DiscoveryRunOut
 # command, so that every other command starts fast.
 
 
-def register(app: typer.Typer) -> None:
-    """Add the top-level ``discover`` command to the root app."""
-    app.command("discover")(discover)
-
 
 def run_line(run: DiscoveryRunOut) -> str:
     counts = f"+{run.added} ~{run.changed} ={run.unchanged} -{run.retired} !{run.rejected}"

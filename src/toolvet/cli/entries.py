@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from toolvet.cli import diff, render
+from toolvet.cli.group import command_group
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import local
 from toolvet.cli.tools import FindingSeverity
@@ -27,7 +28,7 @@ def row(entry: EntryOut) -> Sequence[Any]:
 
 def group(noun: str, metavar: str, kinds: tuple[EntryKind, ...], what: str) -> typer.Typer:
     """The command group of one noun (``prompt``, ``resource``) over ``kinds``."""
-    app = typer.Typer(help=f"List, inspect and decide about {what}.", no_args_is_help=True)
+    app = command_group(f"List, inspect and decide about {what}.")
     Address = Annotated[str, typer.Argument(metavar=metavar, help=f"The {noun}, as {metavar}.")]
 
     @app.command("list")
@@ -103,8 +104,5 @@ def group(noun: str, metavar: str, kinds: tuple[EntryKind, ...], what: str) -> t
     return app
 
 
-def register(app: typer.Typer) -> None:
-    """Add the ``prompt`` and ``resource`` groups to the root app."""
-    app.add_typer(group("prompt", "SERVER/PROMPT", entries.PROMPTS, "servers' prompts"), name="prompt")
-    app.add_typer(group("resource", "SERVER/URI", entries.RESOURCES, "servers' resources and resource templates"),
-                  name="resource")
+prompt_app = group("prompt", "SERVER/PROMPT", entries.PROMPTS, "servers' prompts")
+resource_app = group("resource", "SERVER/URI", entries.RESOURCES, "servers' resources and resource templates")

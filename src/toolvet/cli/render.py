@@ -265,11 +265,12 @@ def show_findings(findings: list[dict[str, Any]]) -> None:
     print_rich(table)
 
 
-HISTORY_HEADERS = ("FINGERPRINT", "FIRST SEEN", "CURRENT", "REVIEWED")
+HISTORY_HEADERS = ("FINGERPRINT", "FIRST SEEN", "CURRENT", "REVIEWED", "REVIEW NOTES")
 
 
 def history_row(definition: DefinitionOut) -> Sequence[Any]:
-    return (definition.fingerprint, definition.first_seen_at, definition.current, definition.reviewed)
+    notes = "; ".join(f"{r.reviewed_by}: {r.note}" for r in definition.reviews if r.note)
+    return (definition.fingerprint, definition.first_seen_at, definition.current, definition.reviewed, notes or None)
 
 
 TOKEN_HEADERS = ("ID", "NAME", "PREFIX", "ROLE", "USER", "SCOPE", "OAUTH SCOPES", "CREATED", "REVOKED")

@@ -2,7 +2,7 @@
 
 SPEC §7: the CLI acts as a local admin on the database it is pointed at. SPEC §8: no stack trace
 reaches a user, so every ``ToolvetError`` (and anything unexpected, unless ``TOOLVET_DEBUG=1``)
-becomes one ``error: ...`` line on stderr and exit code 1. Usage errors stay Click's (exit 2).
+becomes one ``error: ...`` line on stderr and exit code 1 (``toolvet.cli.group``).
 """
 
 from __future__ import annotations
@@ -12,30 +12,15 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
 
 import typer
 from pydantic import ValidationError
-from typer._click import Context as ClickContext  # typer vendors click; this is its Context
-from typer.core import TyperGroup
 
-from toolvet.errors import InvalidInput, ToolvetError
+from toolvet.cli.group import fail
+from toolvet.errors import InvalidInput
 from toolvet.services.auth import Principal, Role
 from toolvet.services.context import Context
 from toolvet.settings import Settings
-
-DEBUG_ENV = "TOOLVET_DEBUG"
-
-
-def debugging() -> bool:
-    """True when ``TOOLVET_DEBUG=1``: unexpected errors keep their traceback."""
-    return os.environ.get(DEBUG_ENV, "") == "1"
-
-
-def fail(message: str) -> NoReturn:
-    """Print ``error: <message>`` as one line on stderr and exit 1."""
-    typer.echo("error: " + " ".join(message.splitlines()), err=True)
-    raise typer.Exit(1)
 
 
 def load_settings() -> Settings:
@@ -82,20 +67,3 @@ def confirm_or_refuse(question: str, yes: bool) -> None:
         raise InvalidInput("no terminal to confirm on; pass --yes to go ahead", "--yes")
     if not typer.confirm(question, default=False):
         fail("aborted, nothing changed")
-
-
-class ToolvetGroup(TyperGroup):
-    """The root command group; it turns errors raised by any subcommand into one line and exit 1."""
-
-    def invoke(self, ctx: ClickContext) -> Any:
-        try:
-            return super().invoke(ctx)
-        except (typer.TyperException, typer.Exit, typer.Abort):
-            # Usage errors (exit 2), --help and deliberate exits are Typer's to report.
-            raise
-        except ToolvetError as exc:
-            fail(exc.message)
-        except Exception as exc:
-            if debugging():
-                raise
-            fail(f"internal error: {type(exc).__name__}: {exc}")

@@ -8,12 +8,8 @@ import anyio
 import typer
 
 from toolvet.cli import render
-from toolvet.cli.runtime import fail, load_settings, open_context
-
-
-def register(app: typer.Typer) -> None:
-    """Add the top-level ``serve`` command to the root app."""
-    app.command("serve")(serve)
+from toolvet.cli.group import fail
+from toolvet.cli.runtime import load_settings, open_context
 
 
 def serve(
@@ -36,10 +32,7 @@ def serve(
     with open_context() as ctx:
         bind_host = ctx.settings.host if host is None else host
         bind_port = ctx.settings.port if port is None else port
-        try:
-            sock = serving.bind(bind_host, bind_port)
-        except OSError as exc:
-            fail(str(exc))
+        sock = serving.bind(bind_host, bind_port)
         bound_port = sock.getsockname()[1]
         shown_host = f"[{bind_host}]" if ":" in bind_host else bind_host
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from toolvet.cli import parsing, render
+from toolvet.cli.group import command_group
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import confirm_or_refuse, local
 from toolvet.cli.server_oauth import AuthOpt, ClientIdOpt, ClientSecretOpt, GrantOpt, ScopeOpt, connect, oauth_fields
@@ -18,9 +19,7 @@ APPROVAL_HELP = ("Approval floor for every tool of the server: user (the user's 
                  "always (every call asks), operator (every call asks; only an operator or admin approves).")
 ApprovalOpt = Annotated[ApprovalFloor, typer.Option("--approval", help=APPROVAL_HELP)]
 
-server_app = typer.Typer(
-    help="Register, inspect, change and remove upstream MCP servers.", no_args_is_help=True
-)
+server_app = command_group("Register, inspect, change and remove upstream MCP servers.")
 
 NameArg = Annotated[str, typer.Argument(help="The server's name (lowercase letters, digits, '-').")]
 UrlOpt = Annotated[str | None, typer.Option("--url", help="Endpoint of an HTTP server.")]
@@ -43,11 +42,6 @@ EnvOpt = Annotated[
 CwdOpt = Annotated[str | None, typer.Option("--cwd", help="Working directory of a stdio server.")]
 TitleOpt = Annotated[str | None, typer.Option("--title", help="A human-readable title.")]
 
-
-def register(app: typer.Typer) -> None:
-    """Add the ``server`` group to the root app."""
-    app.add_typer(server_app, name="server")
-    server_app.command("connect")(connect)
 
 
 def _endpoint_fields(
@@ -256,3 +250,6 @@ def remove(
             confirm_or_refuse(f"Remove server {found.name} and its {found.tool_count} tool(s)?", yes)
         servers.delete_server(ctx, me, name)
     render.say(f"removed server {name}")
+
+
+server_app.command("connect")(connect)

@@ -7,17 +7,14 @@ from typing import Annotated
 import typer
 
 from toolvet.cli import render
+from toolvet.cli.group import command_group, exclusive
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import local
 from toolvet.schemas.tools import TokenCreate
 from toolvet.services import tokens
 
-token_app = typer.Typer(help="Create, list and revoke bearer tokens.", no_args_is_help=True)
+token_app = command_group("Create, list and revoke bearer tokens.")
 
-
-def register(app: typer.Typer) -> None:
-    """Add the ``token`` group to the root app."""
-    app.add_typer(token_app, name="token")
 
 
 @token_app.command("create")
@@ -36,6 +33,7 @@ def create(
     as_json: JsonOption = False,
 ) -> None:
     """Mint a token and print it once; toolvet keeps only its hash."""
+    exclusive(("--quiet", quiet), ("--json", as_json))
     data = TokenCreate(role=role, name=name, user=user, scope=scope, oauth_scopes=oauth_scope or [])
     with local() as (ctx, me):
         out = tokens.create_token(ctx, me, data)

@@ -7,21 +7,15 @@ from typing import Annotated, Any
 import typer
 
 from toolvet.cli import render
+from toolvet.cli.group import command_group
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import confirm_or_refuse, local
 from toolvet.services import tool_sets
 
-toolset_app = typer.Typer(
-    help="Define, inspect and remove tool sets: allow-lists of tools served at /mcp/sets/NAME.",
-    no_args_is_help=True,
-)
+toolset_app = command_group("Define, inspect and remove tool sets: allow-lists of tools served at /mcp/sets/NAME.")
 
 NameArg = Annotated[str, typer.Argument(help="The set's name (lowercase letters, digits, '-').")]
 
-
-def register(app: typer.Typer) -> None:
-    """Add the ``toolset`` group to the root app."""
-    app.add_typer(toolset_app, name="toolset")
 
 
 def member(text: str) -> dict[str, Any]:

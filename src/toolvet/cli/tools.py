@@ -1,7 +1,7 @@
 """``toolvet tool list|show|history|diff|set|add|remove``: tools, addressed ``SERVER/TOOL`` (SPEC §3).
 
-``tool_app`` is public so a later module can add a command to the group from its own ``register(app)``;
-``tool diff`` lives in ``toolvet.cli.diff`` and is added here, after ``history``.
+``tool_app`` is public so a later module can add a command to the group; ``tool diff`` lives in
+``toolvet.cli.diff`` and is added here, after ``history``.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from toolvet.cli import diff, parsing, render
+from toolvet.cli.group import command_group, exclusive
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import confirm_or_refuse, local
 from toolvet.domain.policy import ApprovalFloor, ReviewState
@@ -19,7 +20,7 @@ from toolvet.errors import InvalidInput
 from toolvet.services import review, tools
 from toolvet.services.tools import split_address
 
-tool_app = typer.Typer(help="List, inspect and decide about tools.", no_args_is_help=True)
+tool_app = command_group("List, inspect and decide about tools.")
 
 AddressArg = Annotated[str, typer.Argument(metavar="SERVER/TOOL", help="The tool, as SERVER/TOOL.")]
 
@@ -36,10 +37,6 @@ APPROVAL_HELP = ("Approval floor for this tool: user (the user's mode and lists 
 
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
-
-def register(app: typer.Typer) -> None:
-    """Add the ``tool`` group to the root app."""
-    app.add_typer(tool_app, name="tool")
 
 
 @tool_app.command("list")
@@ -70,6 +67,7 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """List tools by server and name."""
+    exclusive(("--no-findings", findings is False), ("--severity", severity is not None))
     with local() as (ctx, me):
         page = tools.list_tools(
             ctx,

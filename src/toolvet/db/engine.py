@@ -13,6 +13,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from toolvet.jsontext import compact
 
+#: Seconds to wait for a PostgreSQL server to accept a connection.
+PG_CONNECT_TIMEOUT = 10
+
 
 def private_sqlite_file(path: Path) -> None:
     """Create the database file (and its directory) readable by its owner alone, unless it exists.
@@ -44,7 +47,10 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=compact)
+    # A PostgreSQL server that does not answer (a dropped packet, a wrong host) fails within the
+    # connect timeout instead of hanging the command or the server start.
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=compact,
+                         connect_args={"connect_timeout": PG_CONNECT_TIMEOUT})
 
 
 class Database:

@@ -117,11 +117,45 @@ def claim_fields_to_wire(name: str, fields: dict[str, Any]) -> dict[str, Any]:
 
 
 class ReviewCreate(BaseModel):
-    """The optional body of a review: a note kept with the review record."""
+    """The optional body of a review: a note kept with the review record, and the operator's
+    ``writable`` decision, which must be chosen again when the tool's claims moved since its last
+    review (the diff's ``decision.must_choose``)."""
 
     model_config = ConfigDict(extra="forbid")
 
     note: str | None = None
+    writable: bool | None = Field(
+        default=None,
+        description="Set the tool's writable decision with the review. Required (422 naming `writable` "
+        "otherwise) when the read-only claim, annotations or required parameters changed since the "
+        "definition last reviewed.")
+
+
+class ReviewRecordOut(BaseModel):
+    """One review of a definition: who, when, and the note they left."""
+
+    reviewed_by: str
+    reviewed_at: datetime
+    note: str | None
+
+
+class ClaimsOut(BaseModel):
+    """What a definition claims that a writable decision looks at."""
+
+    read_only: bool | None = Field(description="`annotations.readOnlyHint` when it is a boolean, else null.")
+    annotations: dict[str, Any]
+    required: list[str] = Field(description="The parameters `inputSchema.required` lists.")
+
+
+class DecisionOut(BaseModel):
+    """The operator's writable decision in force and what it was made on (the definition last
+    reviewed) beside the current claims. ``must_choose``: a review must choose `writable` again."""
+
+    writable: bool
+    decided_on: ClaimsOut
+    now: ClaimsOut
+    moved: list[str] = Field(description="What changed in the claims, one sentence each.")
+    must_choose: bool
 
 
 class DefinitionOut(BaseModel):
@@ -133,6 +167,8 @@ class DefinitionOut(BaseModel):
     first_seen_at: datetime
     current: bool
     reviewed: bool
+    reviews: list[ReviewRecordOut] = Field(default_factory=list,
+                                           description="Every review of this definition, oldest first.")
 
 
 class WordSpanOut(BaseModel):
@@ -175,6 +211,9 @@ class DiffOut(BaseModel):
     changes: list[ChangeOut]
     summary: list[str]
     note: str | None
+    decision: DecisionOut | None = Field(
+        default=None, description="For a tool changed since its review: the writable decision and whether "
+        "the claims it was made on moved (then a review must choose `writable` again).")
 
 
 class DiscoveryRunOut(BaseModel):

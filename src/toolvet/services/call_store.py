@@ -148,9 +148,10 @@ def get(ctx: Context, principal: Principal, call_id: str) -> CallOut:
     return call
 
 
-def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", limit: int = 100,
-               offset: int = 0) -> Page[CallOut]:
-    """Calls newest first; expired pending calls are marked expired on the way."""
+def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", server: str | None = None,
+               tool: str | None = None, limit: int = 100, offset: int = 0) -> Page[CallOut]:
+    """Calls newest first, of one status (None: all), server and tool when given; expired pending calls
+    are marked expired on the way."""
     now = utcnow()
     query = select(PendingCall)
     if principal.role is Role.CONSUMER:
@@ -159,6 +160,10 @@ def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pend
         principal.require(Permission.READ)
     if status:
         query = query.where(PendingCall.status == status)
+    if server:
+        query = query.where(PendingCall.server_type == server)
+    if tool:
+        query = query.where(PendingCall.tool_name == tool)
     with ctx.db.transaction() as session:
         session.execute(update(PendingCall).where(PendingCall.status == "pending", PendingCall.expires_at <= now)
                         .values(status=CallStatus.EXPIRED.value))

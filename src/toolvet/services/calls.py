@@ -437,7 +437,11 @@ class CallService:
     # ---------------------------------------------------------------- approvals
 
     async def approve(self, principal: Principal, call_id: str, *, allow_always: bool = False) -> CallOut:
-        """Approve a pending call and run it; unknown, expired or decided calls are errors."""
+        """Approve a pending call and run it; unknown, expired or decided calls are errors, and so is a
+        call of a host tool in a process that runs none (``toolvet call approve``): it stays pending."""
+        if not self.host_tools and (await anyio.to_thread.run_sync(self._load, call_id)).server_type == HOST_SERVER:
+            raise Conflict(f"call {call_id} is of one of toolvet's own tools: approve it on the running toolvet "
+                           "server (POST /api/v1/calls/{id}/approve or the console's Pending calls page)")
         call = await anyio.to_thread.run_sync(self._decide_pending, principal, call_id, CallStatus.APPROVED,
                                               allow_always)
         if allow_always:
@@ -544,10 +548,11 @@ class CallService:
     def get(self, principal: Principal, call_id: str) -> CallOut:
         return call_store.get(self.ctx, principal, call_id)
 
-    def list(self, principal: Principal, *, status: str | None = "pending", limit: int = 100,
-             offset: int = 0) -> Page[CallOut]:
-        """Calls newest first; expired pending calls are marked expired on the way."""
-        return call_store.list_calls(self.ctx, principal, status=status, limit=limit, offset=offset)
+    def list(self, principal: Principal, *, status: str | None = "pending", server: str | None = None,
+             tool: str | None = None, limit: int = 100, offset: int = 0) -> Page[CallOut]:
+        """Calls newest first (``call_store.list_calls``); expired pending calls are marked expired."""
+        return call_store.list_calls(self.ctx, principal, status=status, server=server, tool=tool, limit=limit,
+                                     offset=offset)
 
 
 # Module-level doors for the console and the REST API: the process's running CallService.
@@ -558,9 +563,9 @@ def service(ctx: Context) -> CallService:
     return ctx.calls
 
 
-def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", limit: int = 100,
-               offset: int = 0) -> Page[CallOut]:
-    return service(ctx).list(principal, status=status, limit=limit, offset=offset)
+def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", server: str | None = None,
+               tool: str | None = None, limit: int = 100, offset: int = 0) -> Page[CallOut]:
+    return service(ctx).list(principal, status=status, server=server, tool=tool, limit=limit, offset=offset)
 
 
 async def approve_call(ctx: Context, principal: Principal, call_id: str, *, allow_always: bool = False) -> CallOut:

@@ -19,6 +19,7 @@ from toolvet.db.engine import Database
 from toolvet.db.migrate import upgrade
 from toolvet.services.events import CACHE, EventBus, open_bus
 from toolvet.services.secrets import SecretBox, load_key
+from toolvet.services.setup_errors import explain
 from toolvet.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # the services that set these import this module
@@ -72,10 +73,20 @@ class Context:
     def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Context:
         """Connect to the configured database (migrating it to the newest schema unless told not to)."""
         settings = settings or get_settings()
-        db = Database(settings.resolved_database_url())
-        if migrate:
-            upgrade(db.engine)
-        return cls(settings=settings, db=db, secrets=SecretBox(load_key(settings)))
+        url = settings.resolved_database_url()
+        db: Database | None = None
+        try:
+            db = Database(url)
+            if migrate:
+                upgrade(db.engine)
+            return cls(settings=settings, db=db, secrets=SecretBox(load_key(settings)))
+        except Exception as exc:
+            if db is not None:
+                db.dispose()
+            plainly = explain(settings, url, exc)
+            if plainly is None:
+                raise
+            raise plainly from exc
 
     def close(self) -> None:
         event.remove(self.db.sessions, "after_commit", self._committed)

@@ -4,17 +4,28 @@ between them (SPEC §4.3)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
 
-from toolvet.db.models import Review, Tool, ToolDefinition, ToolReview
+from toolvet.db.models import Review, Tool, ToolDefinition, ToolReview, ToolSettings
 from toolvet.db.types import utcnow
+from toolvet.domain.decision_basis import DecisionBasis, basis, stale_message
 from toolvet.domain.diff import diff_definitions
 from toolvet.domain.policy import review_state
 from toolvet.errors import InvalidInput
 from toolvet.schemas.common import Page
-from toolvet.schemas.tools import ChangeOut, DefinitionOut, DiffOut, ToolOut
+from toolvet.schemas.tools import (
+    ChangeOut,
+    ClaimsOut,
+    DecisionOut,
+    DefinitionOut,
+    DiffOut,
+    ReviewRecordOut,
+    ToolOut,
+)
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
@@ -22,14 +33,28 @@ from toolvet.services.tools import load, to_out
 
 
 def review_tool(
-    ctx: Context, principal: Principal, server_name: str, name: str, note: str | None = None
+    ctx: Context, principal: Principal, server_name: str, name: str, note: str | None = None,
+    writable: bool | None = None,
 ) -> ToolOut:
-    """Record that ``principal`` reviewed the tool's current definition. ``enabled`` is not touched."""
+    """Record that ``principal`` reviewed the tool's current definition. ``enabled`` is not touched.
+
+    ``writable`` sets the operator's decision in the same action. It must be given when the tool
+    changed since its last review in what that decision was made on (its read-only claim, its
+    annotations, its required parameters: :mod:`toolvet.domain.decision_basis`): InvalidInput naming
+    ``writable`` otherwise, and nothing is recorded.
+    """
     principal.require(Permission.REVIEW)
+    if writable is not None:
+        principal.require(Permission.MANAGE_TOOLS)
     now = utcnow()
     with ctx.db.transaction() as session:
         tool, server = load(session, server_name, name)
         before = to_out(tool, server)
+        found = decision_basis(session, tool)
+        if found is not None and found.must_choose and writable is None:
+            raise InvalidInput(stale_message(found), "writable")
+        if writable is not None:
+            session.execute(update(ToolSettings).where(ToolSettings.tool_id == tool.id).values(writable=writable))
         # The history row (with its note) and the tool's current review, written together.
         session.add(Review(tool_id=tool.id, fingerprint=tool.definition_fingerprint,
                            digest=tool.definition_digest, reviewed_by=principal.actor, reviewed_at=now,
@@ -38,16 +63,42 @@ def review_tool(
                                  digest=tool.definition_digest, reviewed_at=now, reviewed_by=principal.actor))
         session.flush()
         session.refresh(tool)
+        session.refresh(tool.settings)
         after = to_out(tool, server)
+        moved = {"writable_was": found.writable, "moved": found.moved} if found is not None and found.moved else {}
         audit.record(session, principal, "tool.review", "tool", f"tool:{server_name}/{name}", before,
-                     {**after.model_dump(mode="json"), "note": note})
+                     {**after.model_dump(mode="json"), "note": note, **moved})
     return after
 
 
-def _definition_out(row: ToolDefinition, tool: Tool) -> DefinitionOut:
+def decision_basis(session: Session, tool: Tool) -> DecisionBasis | None:
+    """The tool's writable decision beside the definition it stands on (the one last reviewed) and
+    the current one; None for a tool never reviewed, reviewed as it is now, or whose reviewed
+    definition is no longer in its history."""
+    review = tool.review
+    if review is None or review.digest == tool.definition_digest:
+        return None
+    rows = session.scalars(select(ToolDefinition).where(ToolDefinition.tool_id == tool.id)
+                           .order_by(ToolDefinition.id)).all()
+    reviewed = _reviewed(rows, review)
+    if reviewed is None:
+        return None
+    return basis(tool.settings.writable, reviewed.definition, tool.definition)
+
+
+def _reviewed(rows: Sequence[ToolDefinition], review: ToolReview) -> ToolDefinition | None:
+    """The definition a review covered: by digest, else (a definition kept only by fingerprint) the
+    newest one with its fingerprint."""
+    found = [r for r in rows if r.digest == review.digest] or [r for r in rows if r.fingerprint == review.fingerprint]
+    return found[-1] if found else None
+
+
+def _definition_out(row: ToolDefinition, tool: Tool, reviews: Sequence[Review]) -> DefinitionOut:
     return DefinitionOut(fingerprint=row.fingerprint, digest=row.digest, definition=row.definition,
                          first_seen_at=row.first_seen_at, current=row.digest == tool.definition_digest,
-                         reviewed=tool.review is not None and row.digest == tool.review.digest)
+                         reviewed=tool.review is not None and row.digest == tool.review.digest,
+                         reviews=[ReviewRecordOut(reviewed_by=r.reviewed_by, reviewed_at=r.reviewed_at, note=r.note)
+                                  for r in reviews if r.digest == row.digest])
 
 
 def history(
@@ -62,7 +113,10 @@ def history(
         rows = session.scalars(
             select(ToolDefinition).where(of_tool).order_by(ToolDefinition.id).limit(limit).offset(offset)
         ).all()
-        items = [_definition_out(row, tool) for row in rows]
+        on_page = Review.digest.in_([r.digest for r in rows])
+        reviews = session.scalars(select(Review).where(Review.tool_id == tool.id, on_page)
+                                  .order_by(Review.reviewed_at, Review.id)).all()
+        items = [_definition_out(row, tool, reviews) for row in rows]
     return Page(items=items, total=total, limit=limit, offset=offset)
 
 
@@ -92,12 +146,9 @@ def _before(
 ) -> tuple[ToolDefinition | None, Basis | None]:
     if against is not None:
         return _find(rows, against), "against"
-    review = tool.review
-    if review is not None:
-        reviewed = [r for r in rows if r.digest == review.digest] or [
-            r for r in rows if r.fingerprint == review.fingerprint
-        ]
-        return (reviewed[-1], "reviewed") if reviewed else (None, None)
+    if tool.review is not None:
+        reviewed = _reviewed(rows, tool.review)
+        return (reviewed, "reviewed") if reviewed is not None else (None, None)
     earlier = [r for r in rows if r.digest != tool.definition_digest]
     return (earlier[-1], "previous") if earlier else (None, None)
 
@@ -129,5 +180,12 @@ def diff(
             before_digest=before.digest if before else None, after_digest=tool.definition_digest,
             before=before.definition if before else None, after=tool.definition,
             changes=[ChangeOut.model_validate(change, from_attributes=True) for change in result.changes],
-            summary=result.summary, note=result.note,
+            summary=result.summary, note=result.note, decision=_decision_out(decision_basis(session, tool)),
         )
+
+
+def _decision_out(found: DecisionBasis | None) -> DecisionOut | None:
+    if found is None:
+        return None
+    return DecisionOut(writable=found.writable, decided_on=ClaimsOut(**asdict(found.decided_on)),
+                       now=ClaimsOut(**asdict(found.now)), moved=found.moved, must_choose=found.must_choose)

@@ -35,9 +35,12 @@ async def create_call(ctx: ContextDep, principal: CallerDep, data: CallCreate, r
 
 @router.get("/calls")
 def list_calls(ctx: ContextDep, principal: PrincipalDep, status: str | None = "pending",
+               server: str | None = None, tool: str | None = None,
                limit: Limit = 100, offset: Offset = 0) -> Page[CallOut]:
-    """Calls, newest first (pending ones by default); a consumer sees its own user's only."""
-    return calls.list_calls(ctx, principal, status=status or None, limit=limit, offset=offset)
+    """Calls, newest first (pending ones by default, ``status=`` for all), of one server (``server``,
+    the call's ``server_type``) and tool (``tool``) when given; a consumer sees its own user's only."""
+    return calls.list_calls(ctx, principal, status=status or None, server=server or None, tool=tool or None,
+                            limit=limit, offset=offset)
 
 
 @router.get("/calls/{call_id}")

@@ -72,8 +72,11 @@ def review_tool(
     tool: str,
     data: Annotated[ReviewCreate | None, Body()] = None,
 ) -> ToolOut:
-    """Record a review of the tool's current definition (``review_state`` becomes ``reviewed``)."""
-    return review.review_tool(ctx, principal, name, tool, data.note if data else None)
+    """Record a review of the tool's current definition (``review_state`` becomes ``reviewed``).
+    ``writable`` sets the operator's decision with it, and is required (422 naming it) when the tool's
+    read-only claim, annotations or required parameters moved since its last review."""
+    return review.review_tool(ctx, principal, name, tool, data.note if data else None,
+                              data.writable if data else None)
 
 
 @router.get("/servers/{name}/tools/{tool:path}/history")

@@ -86,15 +86,18 @@ async def tool_list(visit: Visit) -> Response:
     )
 
 
+def _choice(visit: Visit, key: str) -> bool | None:
+    """A true/false form field; None when it was not sent."""
+    value = visit.field(key)
+    if not value:
+        return None
+    if value not in ("true", "false"):
+        raise InvalidInput("must be true or false", key)
+    return value == "true"
+
+
 def _switches(visit: Visit) -> dict[str, Any]:
-    patch: dict[str, Any] = {}
-    for key in SWITCHES:
-        value = visit.field(key)
-        if value:
-            if value not in ("true", "false"):
-                raise InvalidInput("must be true or false", key)
-            patch[key] = value == "true"
-    return patch
+    return {key: value for key in SWITCHES if (value := _choice(visit, key)) is not None}
 
 
 async def tool_detail(visit: Visit) -> Response:
@@ -103,9 +106,12 @@ async def tool_detail(visit: Visit) -> Response:
     if visit.request.method == "POST":
         back = safe_next(visit.field("next"), tool_path(server, name))
         if visit.field("action") == "review":
-            await visit.run(review.review_tool, server, name, visit.field("note").strip() or None)
+            # ``writable`` comes with the review when the form asked to decide it again (the claims moved).
+            writable = _choice(visit, "writable")
+            out = await visit.run(review.review_tool, server, name, visit.field("note").strip() or None, writable)
+            decided = "" if writable is None else f" It is {'writable' if out.writable else 'read-only'}."
             return visit.redirect(
-                back, f"Reviewed {server}/{name}: its current definition is the approved one."
+                back, f"Reviewed {server}/{name}: its current definition is the approved one.{decided}"
             )
         patch: dict[str, Any] = _switches(visit)
         if floor := visit.field("approval"):
