@@ -11,7 +11,6 @@ from toolvet.cli import render
 from toolvet.cli.runtime import local
 from toolvet.schemas.oauth import OAuthGrant
 from toolvet.services import servers
-from toolvet.services.oauth_connect import connect_now
 
 AuthOpt = Annotated[str | None, typer.Option(
     "--auth", help="none (static headers only) or oauth2 (toolvet authorizes with OAuth 2.1).")]
@@ -44,6 +43,8 @@ def oauth_fields(auth: str | None, grant: OAuthGrant | None, client_id: str | No
 def connect(name: Annotated[str, typer.Argument(help="The server's name.")]) -> None:
     """Authorize toolvet at an OAuth-protected server: a client-credentials server gets its token now;
     for an authorization-code one, the URL where an operator clicks Connect is printed."""
+    from toolvet.services.oauth_connect import connect_now  # the OAuth flows: not for `server list`
+
     with local() as (ctx, me):
         server = servers.get_server(ctx, me, name)
         if server.oauth is not None and server.oauth.grant is OAuthGrant.CLIENT_CREDENTIALS:

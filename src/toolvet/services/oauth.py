@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Any
 
 import anyio.to_thread
 import httpx2
@@ -21,8 +20,9 @@ from sqlalchemy.orm import Session
 
 from toolvet.db.models import Server, ServerOAuth
 from toolvet.errors import InvalidInput, NotFound
-from toolvet.schemas.oauth import AuthMode, OAuthGrant, OAuthOut, OAuthSettings, OAuthStatus
+from toolvet.schemas.oauth import OAuthGrant, OAuthStatus
 from toolvet.services.context import Context
+from toolvet.services.oauth_settings import opened
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import http_client
 from toolvet.upstream.oauth import Grant, OAuthConfig, TokenSource
@@ -30,55 +30,8 @@ from toolvet.upstream.oauth import Grant, OAuthConfig, TokenSource
 CALLBACK_PATH = "/console/oauth/callback"
 
 
-def oauth_out(row: ServerOAuth | None) -> OAuthOut | None:
-    if row is None:
-        return None
-    return OAuthOut(grant=OAuthGrant(row.grant), client_id=row.client_id, scope=row.scope,
-                    status=OAuthStatus(row.status), error=row.error, expires_at=row.expires_at)
-
-
-def auth_mode(server: Server) -> AuthMode:
-    return AuthMode.NONE if server.oauth is None else AuthMode.OAUTH2
-
-
-def apply_settings(ctx: Context, server: Server, auth: AuthMode | None, settings: OAuthSettings | None) -> None:
-    """Give ``server`` the asked-for auth: ``none`` drops its OAuth row, ``oauth2`` creates or changes
-    it. Changing how toolvet authorizes (grant, client, scope) forgets the tokens: they were issued
-    for the old settings."""
-    if auth is AuthMode.NONE:
-        server.oauth = None
-        return
-    if auth is None and settings is None:
-        return
-    if server.oauth is None and settings is None:
-        settings = OAuthSettings()
-    if settings is None:
-        return
-    row = server.oauth
-    sealed = _open(ctx, row)
-    client_secret = settings.client_secret if settings.client_secret is not None else sealed.get("client_secret")
-    if row is not None and (row.grant, row.client_id, row.scope, sealed.get("client_secret")) == (
-            settings.grant.value, settings.client_id, settings.scope, client_secret):
-        return
-    if settings.grant is OAuthGrant.CLIENT_CREDENTIALS and not (settings.client_id and client_secret):
-        raise InvalidInput("client credentials need a client_id and a client_secret", "oauth")
-    if row is None:
-        row = ServerOAuth(version=0)
-        server.oauth = row
-    row.grant, row.client_id, row.scope = settings.grant.value, settings.client_id, settings.scope
-    row.secret = ctx.secrets.seal({"client_secret": client_secret} if client_secret else {})
-    row.status, row.error, row.expires_at = OAuthStatus.NOT_CONNECTED.value, None, None
-    row.version = (row.version or 0) + 1
-
-
-def _open(ctx: Context, row: ServerOAuth | None) -> dict[str, Any]:
-    if row is None or not row.secret:
-        return {}
-    return {key: json.loads(value) if key == "grant" else value for key, value in ctx.secrets.open(row.secret).items()}
-
-
 def _grant_of(ctx: Context, row: ServerOAuth) -> Grant:
-    stored = _open(ctx, row).get("grant") or {}
+    stored = opened(ctx, row).get("grant") or {}
     fields = {key: stored.get(key) for key in ("tokens", "expires_at", "client_info", "metadata", "resource_metadata",
                                                "claimed_until")}
     reconnect = (row.error or "refused") if row.status == OAuthStatus.NEEDS_RECONNECT else None
@@ -116,7 +69,7 @@ def write_grant(ctx: Context, session: Session, server_id: int, grant: Grant, re
     row = session.get(ServerOAuth, server_id)
     if row is None:
         return False
-    sealed = _open(ctx, row)
+    sealed = opened(ctx, row)
     blob = {key: value for key, value in asdict(grant).items() if key not in ("version", "needs_reconnect")}
     secret = {"grant": json.dumps(blob)}
     if sealed.get("client_secret"):
@@ -141,7 +94,7 @@ def config_of(ctx: Context, server: Server) -> OAuthConfig:
     assert row is not None and server.url is not None
     redirect = ctx.settings.resolved_public_url() + CALLBACK_PATH
     return OAuthConfig(server_url=server.url, grant=row.grant,  # type: ignore[arg-type]
-                       client_id=row.client_id, client_secret=_open(ctx, row).get("client_secret"),
+                       client_id=row.client_id, client_secret=opened(ctx, row).get("client_secret"),
                        scope=row.scope, redirect_uri=redirect)
 
 

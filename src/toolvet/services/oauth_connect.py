@@ -28,7 +28,8 @@ from toolvet.schemas.oauth import OAuthGrant
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.oauth import config_of, flow_client, load_oauth_server, oauth_out, write_grant
+from toolvet.services.oauth import config_of, flow_client, load_oauth_server, write_grant
+from toolvet.services.oauth_settings import oauth_out
 from toolvet.upstream.errors import NeedsReconnect, describe
 from toolvet.upstream.oauth import Consent, Grant, OAuthConfig, obtain
 

@@ -26,7 +26,7 @@ from toolvet.schemas.servers import (
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.oauth import apply_settings, auth_mode, oauth_out
+from toolvet.services.oauth_settings import apply_settings, auth_mode, oauth_out
 
 M = TypeVar("M", bound=BaseModel)
 
