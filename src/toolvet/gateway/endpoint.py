@@ -50,7 +50,7 @@ from toolvet.gateway.access import AccessGate, TokenCache, principal_of
 from toolvet.gateway.conversation import PARKED_STATE, Conversation
 from toolvet.gateway.federation import Federation
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
-from toolvet.gateway.relay import Relay
+from toolvet.gateway.relay import Relay, undeclared
 from toolvet.schemas.calls import CallCreate, CallOut, CallStatus
 from toolvet.services.access import ANONYMOUS, Requirement
 from toolvet.services.auth import Principal, Role
@@ -87,11 +87,11 @@ def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:
 
 
 def _can_answer_questions(ctx: ServerRequestContext[Any]) -> bool:
-    """Whether a 2026-07-28 request's client declared elicitation or sampling (in its ``_meta``)."""
+    """Whether a 2026-07-28 request's client declared elicitation, sampling or roots (in its ``_meta``)."""
     meta = (ctx.params or {}).get("_meta")
     capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
-    return isinstance(capabilities, dict) and (capabilities.get("elicitation") is not None
-                                               or capabilities.get("sampling") is not None)
+    return isinstance(capabilities, dict) and any(
+        capabilities.get(name) is not None for name in ("elicitation", "sampling", "roots"))
 
 
 def _request_meta(ctx: ServerRequestContext[Any], log_level: str | None) -> dict[str, Any]:
@@ -367,7 +367,7 @@ class Endpoint:
                 if conversation is None:
                     raise MCPError(INVALID_PARAMS, "unknown request state: call the tool again")
                 conversation.answer((ctx.params or {}).get("inputResponses") or {})
-                return await self._turn(name, conversation, modern)
+                return await self._turn(ctx, name, conversation, modern)
             if not state.startswith(UPSTREAM_STATE):
                 # The retry of a call this endpoint asked the user about (2026-07-28 multi-round trip).
                 return await self._answered(principal, server, tool, params)
@@ -390,7 +390,7 @@ class Endpoint:
             self._conversations[conversation.id] = conversation
             assert self._tg is not None
             self._tg.start_soon(self._converse, conversation, submit, relay)
-            return await self._turn(name, conversation, modern, asks=asks)
+            return await self._turn(ctx, name, conversation, modern, asks=asks)
         try:
             call = await submit(hooks=Relay(ctx, self._level(ctx)))
         except NotFound:
@@ -399,7 +399,7 @@ class Endpoint:
             return types.CallToolResult.model_validate(error_result(exc.message))
         except ToolvetError as exc:
             return types.CallToolResult.model_validate(error_result(f"{name}: {exc.message}"))
-        return self._render(name, call, modern, asks)
+        return self._render(ctx, name, call, modern, asks)
 
     async def _converse(self, conversation: Conversation, submit: Any, relay: Relay) -> None:
         """Run a 2026-07-28 client's call in this endpoint's task group (see :meth:`_turn`)."""
@@ -414,7 +414,7 @@ class Endpoint:
             self._conversations.pop(conversation.id, None)
 
     async def _turn(
-        self, name: str, conversation: Conversation, modern: bool, *, asks: bool = False
+        self, ctx: ServerRequestContext[Any], name: str, conversation: Conversation, modern: bool, *, asks: bool = False
     ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         """The call's answer, or the questions its upstream asks first (an InputRequiredResult whose
         state names the conversation, for the client's retry)."""
@@ -434,10 +434,10 @@ class Endpoint:
         if turn.questions is not None:
             return types.InputRequiredResult.model_validate(
                 {"resultType": "input_required", "inputRequests": turn.questions, "requestState": conversation.state})
-        return self._render(name, turn.outcome, modern, asks)
+        return self._render(ctx, name, turn.outcome, modern, asks)
 
     def _render(
-        self, name: str, call: CallOut, modern: bool, asks: bool
+        self, ctx: ServerRequestContext[Any], name: str, call: CallOut, modern: bool, asks: bool
     ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         if asks and call.status is CallStatus.PENDING and call.approval is not ApprovalFloor.OPERATOR:
             # Ask the user in this call's answer; their client calls again with the response and this
@@ -451,6 +451,9 @@ class Endpoint:
             # The upstream needs input from this client first: ask it, keeping the upstream's state
             # under a prefix of toolvet's, so the retry is told apart from an approval's.
             raw = dict(call.result or {})
+            if (missing := undeclared(ctx, raw.get("inputRequests"))) is not None:
+                return types.CallToolResult.model_validate(error_result(
+                    f"{name}: the upstream asked for {missing}, which the client behind toolvet did not declare"))
             raw["requestState"] = UPSTREAM_STATE + str(raw.get("requestState") or "")
             try:
                 return types.InputRequiredResult.model_validate(raw)

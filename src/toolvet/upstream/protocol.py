@@ -67,9 +67,12 @@ CLIENT_INFO: Final[dict[str, str]] = {"name": "toolvet", "version": _client_vers
 NO_CAPABILITIES: Final[dict[str, Any]] = {}
 #: What toolvet declares where it forwards calls, and to discovery so that a server lists the same
 #: tools to both: the server-to-client requests the gateway relays to the calling client (which
-#: refuses them, saying why, when that client cannot answer). Roots are not declared: they belong
-#: to one client's workspace, which a pooled upstream session does not have.
-RELAYED_CAPABILITIES: Final[dict[str, Any]] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
+#: refuses them, saying why, when that client cannot answer). Roots are relayed too: a pooled
+#: session belongs to one caller, so its ``roots/list`` goes to that caller's client, and the
+#: client's ``notifications/roots/list_changed`` to that caller's sessions.
+RELAYED_CAPABILITIES: Final[dict[str, Any]] = {
+    "elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {"listChanged": True},
+}
 
 
 class Hooks:
