@@ -49,6 +49,7 @@ from toolvet.gateway import outcomes
 from toolvet.gateway.access import AccessGate, TokenCache, principal_of
 from toolvet.gateway.conversation import PARKED_STATE, Conversation
 from toolvet.gateway.federation import Federation
+from toolvet.gateway.notices import Listener, notices_of, session_listener, stream_listener
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay, undeclared
 from toolvet.schemas.calls import CallCreate, CallOut, CallStatus
@@ -68,6 +69,7 @@ CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
 #: as long as the offered set is cached, so a poll never reads a set the cache would still serve.
 POLL_SECONDS: Final = READ_TTL
 RESOURCE_NOT_FOUND: Final = -32002
+SUBSCRIPTIONS: Final = ("resources/subscribe", "resources/unsubscribe")
 LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
 INSTRUCTIONS: Final = (
     "toolvet offers vetted tools of several MCP servers as {server}_{tool}, and its own "
@@ -161,7 +163,11 @@ class Endpoint:
         self.capabilities = upstream_capabilities
         self.federation = Federation(prefixed=view.server is None)
         self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)
+        self.notices = notices_of(service)
+        #: The 2026-07-28 listen streams open here, each on a bus of its own (a caller's events).
+        self._streams: dict[InMemorySubscriptionBus, ListenHandler] = {}
+        #: The handshake-era connections that hear their caller's upstream sessions (by session).
+        self._listeners: dict[int | str, Listener] = {}
         with warnings.catch_warnings():
             # logging/setLevel is deprecated at 2026-07-28 and the SDK warns when it is served; toolvet
             # serves handshake-era clients too, which still send it.
@@ -180,7 +186,7 @@ class Endpoint:
         self._conversations: dict[str, Conversation] = {}
         self._tg: anyio.abc.TaskGroup | None = None
         #: The log level each handshake-era client set with logging/setLevel (by session).
-        self._log_levels: dict[int, str] = {}
+        self._log_levels: dict[int | str, str] = {}
 
     def _make_server(self) -> _ViewServer:
         caps = self.capabilities
@@ -209,7 +215,8 @@ class Endpoint:
             # and per-version serialisation take both); the handler's type names only the model.
             on_call_tool=self._call_tool,  # type: ignore[arg-type]
             on_read_resource=self._read_resource,
-            on_subscriptions_listen=self.listen,
+            on_subscriptions_listen=self._listen,
+            on_roots_list_changed=self._roots_changed,
             get_tool_input_schema=self._input_schema,
             **handlers,
         )
@@ -246,7 +253,8 @@ class Endpoint:
                 await anyio.sleep_forever()
         finally:
             self._tg = None
-            self.listen.close()
+            for handler in list(self._streams.values()):
+                handler.close()
             self._sessions.clear()
             self.manager = None
 
@@ -520,9 +528,14 @@ class Endpoint:
         if meta := _request_meta(ctx, self._level(ctx)):
             forwarded["_meta"] = {**(forwarded.get("_meta") or {}), **meta}
         relay = Relay(ctx, self._level(ctx))
+        caller = self._caller(self._principal(ctx))
+        if method in SUBSCRIPTIONS:
+            # Per era upstream: resources/subscribe, or the session's subscriptions/listen filter.
+            await self.service.pool.subscribe(server, target, str(forwarded.get("uri")), caller=caller, hooks=relay,
+                                              handshake=relay.handshake_era, on=method == "resources/subscribe")
+            return {}
         return await self.service.pool.call(
-            server, target, method, forwarded or None, caller=self._caller(self._principal(ctx)),
-            hooks=relay, handshake=relay.handshake_era,
+            server, target, method, forwarded or None, caller=caller, hooks=relay, handshake=relay.handshake_era,
         )
 
     async def _upstream(
@@ -616,14 +629,69 @@ class Endpoint:
     async def _subscribe(
         self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
     ) -> types.EmptyResult:
-        await self._by_uri(ctx, str(params.uri), "resources/subscribe", {"uri": str(params.uri)})
+        uri = str(params.uri)
+        await self._by_uri(ctx, uri, "resources/subscribe", {"uri": uri})
+        listener, server = self._listeners.get(_connection_key(ctx)), self.federation.owner(uri)
+        if listener is not None and server is not None:
+            listener.subscriptions[(server, uri)] = uri
         return types.EmptyResult()
 
     async def _unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        await self._by_uri(ctx, str(params.uri), "resources/unsubscribe", {"uri": str(params.uri)})
+        uri = str(params.uri)
+        listener, server = self._listeners.get(_connection_key(ctx)), self.federation.owner(uri)
+        if listener is not None and server is not None:
+            listener.subscriptions.pop((server, uri), None)
+            if self.notices.held_elsewhere(listener, server, uri):
+                return types.EmptyResult()  # another connection of this caller's still listens
+        await self._by_uri(ctx, uri, "resources/unsubscribe", {"uri": uri})
         return types.EmptyResult()
+
+    async def _listen(
+        self, ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        """A 2026-07-28 ``subscriptions/listen``: its resources subscribed to upstream for its caller, and
+        its stream fed from a bus of its own (``gateway.notices``)."""
+        bus = InMemorySubscriptionBus()
+        wanted = params.notifications
+        listener = stream_listener(bus, self._caller(self._principal(ctx)), self.view.serves, wanted)
+        for uri in wanted.resource_subscriptions or ():
+            try:
+                await self._by_uri(ctx, uri, "resources/subscribe", {"uri": uri})
+            except MCPError as exc:
+                log.info("subscription to %s not made upstream: %s", uri[:200], exc.error.message)
+                continue
+            if (server := self.federation.owner(uri)) is not None:
+                listener.subscriptions[(server, uri)] = uri
+        handler = self._streams[bus] = ListenHandler(bus)
+        remove = self.notices.add(listener)
+        try:
+            return await handler(ctx, params)
+        finally:
+            remove()
+            self._streams.pop(bus, None)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(10):
+                await self._release(listener, handshake=False)
+
+    async def _release(self, listener: Listener, *, handshake: bool) -> None:
+        """Unsubscribe upstream what a connection that ended subscribed to (unless another of its
+        caller's connections still holds it)."""
+        pool = self.service.pool
+        for server, uri in list(listener.subscriptions):
+            target = await self.service.server_target(server)
+            if pool is None or target is None or self.notices.held_elsewhere(listener, server, uri):
+                continue
+            try:
+                await pool.subscribe(server, target, uri, caller=listener.caller, handshake=handshake, on=False)
+            except UpstreamError as exc:
+                log.info("%s: unsubscribing %s failed: %s", server, uri[:200], exc.message)
+        listener.subscriptions.clear()
+
+    async def _roots_changed(self, ctx: ServerRequestContext[Any], params: types.NotificationParams | None) -> None:
+        """A handshake-era client's roots changed: its caller's upstream sessions hear it."""
+        if self.service.pool is not None:
+            await self.service.pool.notify(self._caller(self._principal(ctx)), "notifications/roots/list_changed", None)
 
     async def _complete(
         self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
@@ -649,13 +717,13 @@ class Endpoint:
             meta = (ctx.params or {}).get("_meta")
             level = meta.get(LOG_LEVEL_META_KEY) if isinstance(meta, dict) else None
             return level if isinstance(level, str) else "emergency"
-        return self._log_levels.get(id(ctx.session), "debug")
+        return self._log_levels.get(_connection_key(ctx), "debug")
 
     async def _set_log_level(
         self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
     ) -> types.EmptyResult:
         """A handshake-era client's log level: asked of every upstream its requests reach."""
-        self._log_levels[id(ctx.session)] = params.level
+        self._log_levels[_connection_key(ctx)] = params.level
         return types.EmptyResult()
 
     # ------------------------------------------------------------------ list changes
@@ -675,12 +743,30 @@ class Endpoint:
             ):
                 self._sessions[id(connection)] = ctx.session
                 connection.exit_stack.callback(self._sessions.pop, id(connection), None)
-                connection.exit_stack.callback(self._log_levels.pop, id(ctx.session), None)
+                connection.exit_stack.callback(self._log_levels.pop, _connection_key(ctx), None)
+                self._hear(ctx, connection.exit_stack)
         return result
+
+    def _hear(self, ctx: ServerRequestContext[Any, Any], exit_stack: Any) -> None:
+        """Let a handshake-era connection hear its caller's upstream sessions until it ends."""
+        listener = session_listener(ctx.session, self._caller(self._principal(ctx)), self.view.serves)
+        key = _connection_key(ctx)
+        self._listeners[key] = listener
+        remove = self.notices.add(listener)
+
+        async def end() -> None:
+            remove()
+            self._listeners.pop(key, None)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(10):
+                await self._release(listener, handshake=True)
+
+        exit_stack.push_async_callback(end)
 
     async def announce(self) -> None:
         """Tell every client connected here that the tool list changed (both eras)."""
         await self.bus.publish(ToolsListChanged())
+        for bus in list(self._streams):
+            await bus.publish(ToolsListChanged())
         async with anyio.create_task_group() as tg:
             for key, session in list(self._sessions.items()):
                 tg.start_soon(self._notify, key, session)
@@ -691,6 +777,15 @@ class Endpoint:
                 await session.send_tool_list_changed()
         except Exception:
             self._sessions.pop(key, None)
+
+
+def _connection_key(ctx: ServerRequestContext[Any, Any]) -> int | str:
+    """What names a handshake-era client's connection across its requests: its ``Mcp-Session-Id`` (the
+    SDK hands each request a ``ServerSession`` of its own, so the object's identity names nothing)."""
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    session_id = headers.get("mcp-session-id") if headers is not None else None
+    return session_id if isinstance(session_id, str) else id(ctx.session)
 
 
 def _passed_on(exc: UpstreamError, missing: int) -> MCPError:

@@ -111,6 +111,14 @@ class View:
         """Whether this is ``/mcp``, which lists every offered tool."""
         return self.server is None and self.members is None
 
+    def serves(self, server: str) -> bool:
+        """Whether this view lists (or may list) tools of ``server``."""
+        if self.server is not None:
+            return server == self.server
+        if self.members is not None:
+            return any(member[0] == server for member in self.members)
+        return True
+
     def name_of(self, tool: OfferedTool) -> str | None:
         """The name ``tool`` is listed under here, or None when this view does not list it."""
         if self.server is not None:
