@@ -32,7 +32,7 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, LOG_LEVEL_META_KEY
@@ -49,9 +49,10 @@ from toolvet.gateway import outcomes
 from toolvet.gateway.access import AccessGate, TokenCache, principal_of
 from toolvet.gateway.conversation import PARKED_STATE, Conversation
 from toolvet.gateway.federation import Federation
-from toolvet.gateway.notices import Listener, notices_of, session_listener, stream_listener
+from toolvet.gateway.notices import notices_of
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay, undeclared
+from toolvet.gateway.subscriptions import Subscriptions, connection_key
 from toolvet.schemas.calls import CallCreate, CallOut, CallStatus
 from toolvet.services.access import ANONYMOUS, Requirement
 from toolvet.services.auth import Principal, Role
@@ -163,11 +164,9 @@ class Endpoint:
         self.capabilities = upstream_capabilities
         self.federation = Federation(prefixed=view.server is None)
         self.bus = InMemorySubscriptionBus()
-        self.notices = notices_of(service)
-        #: The 2026-07-28 listen streams open here, each on a bus of its own (a caller's events).
-        self._streams: dict[InMemorySubscriptionBus, ListenHandler] = {}
-        #: The handshake-era connections that hear their caller's upstream sessions (by session).
-        self._listeners: dict[int | str, Listener] = {}
+        self.subscriptions = Subscriptions(
+            service, self.federation, notices_of(service), lambda ctx: self._caller(self._principal(ctx)),
+            self._by_uri, lambda server: self.view.serves(server))
         with warnings.catch_warnings():
             # logging/setLevel is deprecated at 2026-07-28 and the SDK warns when it is served; toolvet
             # serves handshake-era clients too, which still send it.
@@ -197,7 +196,8 @@ class Endpoint:
             # Subscriptions are served wherever resources are: a server discovered in the 2026-07-28 era
             # does not say whether it takes the handshake era's resources/subscribe, and its own answer
             # (an error, if it does not) is passed on.
-            handlers |= {"on_subscribe_resource": self._subscribe, "on_unsubscribe_resource": self._unsubscribe}
+            handlers |= {"on_subscribe_resource": self.subscriptions.subscribe,
+                         "on_unsubscribe_resource": self.subscriptions.unsubscribe}
         if _declares(caps, "prompts"):
             handlers |= {"on_list_prompts": self._list_prompts, "on_get_prompt": self._get_prompt}
         if _declares(caps, "completions"):
@@ -215,8 +215,8 @@ class Endpoint:
             # and per-version serialisation take both); the handler's type names only the model.
             on_call_tool=self._call_tool,  # type: ignore[arg-type]
             on_read_resource=self._read_resource,
-            on_subscriptions_listen=self._listen,
-            on_roots_list_changed=self._roots_changed,
+            on_subscriptions_listen=self.subscriptions.listen,
+            on_roots_list_changed=self.subscriptions.roots_changed,
             get_tool_input_schema=self._input_schema,
             **handlers,
         )
@@ -253,8 +253,7 @@ class Endpoint:
                 await anyio.sleep_forever()
         finally:
             self._tg = None
-            for handler in list(self._streams.values()):
-                handler.close()
+            self.subscriptions.close()
             self._sessions.clear()
             self.manager = None
 
@@ -626,73 +625,6 @@ class Endpoint:
         raw = await self._by_uri(ctx, uri, "resources/read", self._params(params) or {"uri": uri})
         return types.ReadResourceResult.model_validate(raw)
 
-    async def _subscribe(
-        self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
-    ) -> types.EmptyResult:
-        uri = str(params.uri)
-        await self._by_uri(ctx, uri, "resources/subscribe", {"uri": uri})
-        listener, server = self._listeners.get(_connection_key(ctx)), self.federation.owner(uri)
-        if listener is not None and server is not None:
-            listener.subscriptions[(server, uri)] = uri
-        return types.EmptyResult()
-
-    async def _unsubscribe(
-        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
-    ) -> types.EmptyResult:
-        uri = str(params.uri)
-        listener, server = self._listeners.get(_connection_key(ctx)), self.federation.owner(uri)
-        if listener is not None and server is not None:
-            listener.subscriptions.pop((server, uri), None)
-            if self.notices.held_elsewhere(listener, server, uri):
-                return types.EmptyResult()  # another connection of this caller's still listens
-        await self._by_uri(ctx, uri, "resources/unsubscribe", {"uri": uri})
-        return types.EmptyResult()
-
-    async def _listen(
-        self, ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
-    ) -> types.SubscriptionsListenResult:
-        """A 2026-07-28 ``subscriptions/listen``: its resources subscribed to upstream for its caller, and
-        its stream fed from a bus of its own (``gateway.notices``)."""
-        bus = InMemorySubscriptionBus()
-        wanted = params.notifications
-        listener = stream_listener(bus, self._caller(self._principal(ctx)), self.view.serves, wanted)
-        for uri in wanted.resource_subscriptions or ():
-            try:
-                await self._by_uri(ctx, uri, "resources/subscribe", {"uri": uri})
-            except MCPError as exc:
-                log.info("subscription to %s not made upstream: %s", uri[:200], exc.error.message)
-                continue
-            if (server := self.federation.owner(uri)) is not None:
-                listener.subscriptions[(server, uri)] = uri
-        handler = self._streams[bus] = ListenHandler(bus)
-        remove = self.notices.add(listener)
-        try:
-            return await handler(ctx, params)
-        finally:
-            remove()
-            self._streams.pop(bus, None)
-            with anyio.CancelScope(shield=True), anyio.move_on_after(10):
-                await self._release(listener, handshake=False)
-
-    async def _release(self, listener: Listener, *, handshake: bool) -> None:
-        """Unsubscribe upstream what a connection that ended subscribed to (unless another of its
-        caller's connections still holds it)."""
-        pool = self.service.pool
-        for server, uri in list(listener.subscriptions):
-            target = await self.service.server_target(server)
-            if pool is None or target is None or self.notices.held_elsewhere(listener, server, uri):
-                continue
-            try:
-                await pool.subscribe(server, target, uri, caller=listener.caller, handshake=handshake, on=False)
-            except UpstreamError as exc:
-                log.info("%s: unsubscribing %s failed: %s", server, uri[:200], exc.message)
-        listener.subscriptions.clear()
-
-    async def _roots_changed(self, ctx: ServerRequestContext[Any], params: types.NotificationParams | None) -> None:
-        """A handshake-era client's roots changed: its caller's upstream sessions hear it."""
-        if self.service.pool is not None:
-            await self.service.pool.notify(self._caller(self._principal(ctx)), "notifications/roots/list_changed", None)
-
     async def _complete(
         self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
     ) -> types.CompleteResult:
@@ -717,13 +649,13 @@ class Endpoint:
             meta = (ctx.params or {}).get("_meta")
             level = meta.get(LOG_LEVEL_META_KEY) if isinstance(meta, dict) else None
             return level if isinstance(level, str) else "emergency"
-        return self._log_levels.get(_connection_key(ctx), "debug")
+        return self._log_levels.get(connection_key(ctx), "debug")
 
     async def _set_log_level(
         self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
     ) -> types.EmptyResult:
         """A handshake-era client's log level: asked of every upstream its requests reach."""
-        self._log_levels[_connection_key(ctx)] = params.level
+        self._log_levels[connection_key(ctx)] = params.level
         return types.EmptyResult()
 
     # ------------------------------------------------------------------ list changes
@@ -743,30 +675,14 @@ class Endpoint:
             ):
                 self._sessions[id(connection)] = ctx.session
                 connection.exit_stack.callback(self._sessions.pop, id(connection), None)
-                connection.exit_stack.callback(self._log_levels.pop, _connection_key(ctx), None)
-                self._hear(ctx, connection.exit_stack)
+                connection.exit_stack.callback(self._log_levels.pop, connection_key(ctx), None)
+                self.subscriptions.hear(ctx, connection.exit_stack)
         return result
-
-    def _hear(self, ctx: ServerRequestContext[Any, Any], exit_stack: Any) -> None:
-        """Let a handshake-era connection hear its caller's upstream sessions until it ends."""
-        listener = session_listener(ctx.session, self._caller(self._principal(ctx)), self.view.serves)
-        key = _connection_key(ctx)
-        self._listeners[key] = listener
-        remove = self.notices.add(listener)
-
-        async def end() -> None:
-            remove()
-            self._listeners.pop(key, None)
-            with anyio.CancelScope(shield=True), anyio.move_on_after(10):
-                await self._release(listener, handshake=True)
-
-        exit_stack.push_async_callback(end)
 
     async def announce(self) -> None:
         """Tell every client connected here that the tool list changed (both eras)."""
         await self.bus.publish(ToolsListChanged())
-        for bus in list(self._streams):
-            await bus.publish(ToolsListChanged())
+        await self.subscriptions.tools_changed()
         async with anyio.create_task_group() as tg:
             for key, session in list(self._sessions.items()):
                 tg.start_soon(self._notify, key, session)
@@ -777,15 +693,6 @@ class Endpoint:
                 await session.send_tool_list_changed()
         except Exception:
             self._sessions.pop(key, None)
-
-
-def _connection_key(ctx: ServerRequestContext[Any, Any]) -> int | str:
-    """What names a handshake-era client's connection across its requests: its ``Mcp-Session-Id`` (the
-    SDK hands each request a ``ServerSession`` of its own, so the object's identity names nothing)."""
-    request = ctx.request
-    headers = getattr(request, "headers", None)
-    session_id = headers.get("mcp-session-id") if headers is not None else None
-    return session_id if isinstance(session_id, str) else id(ctx.session)
 
 
 def _passed_on(exc: UpstreamError, missing: int) -> MCPError:
