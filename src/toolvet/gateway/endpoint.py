@@ -53,6 +53,8 @@ from toolvet.gateway.notices import notices_of
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay, undeclared
 from toolvet.gateway.subscriptions import Subscriptions, connection_key
+from toolvet.gateway.tasks import CAPABILITY as TASKS_CAPABILITY
+from toolvet.gateway.tasks import TaskRoutes, Tasks, asked_task
 from toolvet.schemas.calls import CallCreate, CallOut, CallStatus
 from toolvet.services.access import ANONYMOUS, Requirement
 from toolvet.services.auth import Principal, Role
@@ -127,7 +129,21 @@ def security_for(host: str) -> TransportSecuritySettings:
 
 
 class _ViewServer(Server[Any]):
-    """The low-level Server, telling handshake-era clients it announces list changes."""
+    """The low-level Server, telling handshake-era clients it announces list changes (and relays
+    tasks, where it does)."""
+
+    relays_tasks = False
+
+    def get_capabilities(
+        self, notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None, *, protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        capabilities = super().get_capabilities(notification_options, experimental_capabilities, extensions,
+                                                protocol_version=protocol_version)
+        if self.relays_tasks and (protocol_version is None or not is_modern(protocol_version)):
+            capabilities.tasks = TASKS_CAPABILITY
+        return capabilities
 
     def create_initialization_options(
         self,
@@ -164,6 +180,7 @@ class Endpoint:
         self.capabilities = upstream_capabilities
         self.federation = Federation(prefixed=view.server is None)
         self.bus = InMemorySubscriptionBus()
+        self.tasks = Tasks(TaskRoutes(), lambda ctx: self._caller(self._principal(ctx)), self._upstream)
         self.subscriptions = Subscriptions(
             service, self.federation, notices_of(service), lambda ctx: self._caller(self._principal(ctx)),
             self._by_uri, lambda server: self.view.serves(server))
@@ -178,6 +195,9 @@ class Endpoint:
             # The SDK documents the opt-out: drop it from the list, which holds nothing else at this point.
             self.server.middleware = []
         self.server.middleware.append(self._remember_session)
+        if _declares(self.capabilities, "tasks"):
+            self.tasks.register(self.server)
+            self.server.relays_tasks = True
         self.manager: StreamableHTTPSessionManager | None = None
         self.gate = AccessGate(self._serve, tokens, self._requirement, self._anonymous)
         self._sessions: dict[int, ServerSession] = {}
@@ -383,6 +403,8 @@ class Endpoint:
             resume = {"inputResponses": (ctx.params or {}).get("inputResponses") or {}}
             if upstream_state := state[len(UPSTREAM_STATE):]:
                 resume["requestState"] = upstream_state
+        if not modern and (task := asked_task()) is not None:
+            resume = {"task": task}  # run as a task upstream (gateway.tasks owns the answer)
         asks = modern and _can_elicit(ctx)
         elicit = None if modern else self._elicitation(ctx)
         submit = partial(self.service.submit, principal, data, wait=self.ctx.settings.approval_wait,
@@ -446,6 +468,8 @@ class Endpoint:
     def _render(
         self, ctx: ServerRequestContext[Any], name: str, call: CallOut, modern: bool, asks: bool
     ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
+        if self.tasks.created(ctx, call):
+            return types.CallToolResult(content=[])  # a stand-in: the client gets the task (gateway.tasks)
         if asks and call.status is CallStatus.PENDING and call.approval is not ApprovalFloor.OPERATOR:
             # Ask the user in this call's answer; their client calls again with the response and this
             # state. The call is stored pending meanwhile, so an approver over REST may decide it too.

@@ -51,7 +51,7 @@ from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError
 __all__ = [
     "CLIENT_INFO", "NO_HOOKS", "RELAYED_CAPABILITIES", "Channel", "ChannelError", "Hooks", "ProtocolError",
     "RpcError", "Session",
-    "TimedChannel", "is_input_required", "negotiate", "wire",
+    "TimedChannel", "is_input_required", "is_task_created", "negotiate", "wire",
 ]
 
 
@@ -107,6 +107,11 @@ class Hooks:
 def is_input_required(result: Any) -> bool:
     """Whether a result is a 2026-07-28 ``InputRequiredResult`` (the server needs input first)."""
     return isinstance(result, dict) and result.get("resultType") == "input_required"
+
+
+def is_task_created(result: Any) -> bool:
+    """Whether a ``tools/call`` result is a ``CreateTaskResult`` (the call runs on as a task, 2025-11-25)."""
+    return isinstance(result, dict) and isinstance(result.get("task"), dict) and "content" not in result
 
 
 #: The hooks of a client that offers nothing (see :class:`Hooks`).
