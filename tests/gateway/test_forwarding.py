@@ -10,12 +10,14 @@ import contextlib
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp.types as types
 import pytest
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from tests.gateway.conftest import ADMIN, BOUND, Toolvet
 from tests.servers import relay_server
@@ -167,3 +169,19 @@ async def test_a_cancelled_call_is_cancelled_upstream_and_recorded_with_its_audi
     (entry,) = audit.list_entries(toolvet.ctx, ADMIN, action="call.cancel").items
     assert entry.object_id == "tool:relay/hang" and entry.after["call"] == call.id
     assert entry.after["status"] == "cancelled"
+
+
+async def test_a_handshake_era_clients_log_level_holds_for_its_later_calls(toolvet: Toolvet):
+    await _register_relay(toolvet)
+    logged: list[types.LoggingMessageNotificationParams] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logged.append(params)
+
+    with toolvet.serve(), anyio.fail_after(BOUND):
+        async with toolvet.client(toolvet.alice, mode="legacy", logging_callback=on_log) as client:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await client.set_logging_level("error")
+            assert _text(await client.call_tool("relay_steps", {"count": 1})) == "done"
+    assert logged == []  # the step's "info" message is below the level this connection set

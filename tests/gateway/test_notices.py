@@ -161,3 +161,13 @@ async def test_a_clients_roots_change_reaches_its_upstream_which_asks_for_them_a
                     while seen != "1 file:///work/project":  # the upstream asks on its own, then answers
                         seen = _text(await client.call_tool("notices_roots_changes", {}))
                         await anyio.sleep(0.05)
+
+
+async def test_a_handshake_era_client_is_told_what_is_relayed(toolvet: Toolvet):
+    async with _registered(toolvet, "stdio"):
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with toolvet.client(toolvet.alice, mode="legacy") as client:
+                declared = client.server_capabilities
+    assert declared.resources is not None and declared.resources.subscribe and declared.resources.list_changed
+    assert declared.prompts is not None and declared.prompts.list_changed
+    assert declared.tasks is not None and declared.tasks.requests is not None  # /mcp relays tasks

@@ -129,8 +129,8 @@ def security_for(host: str) -> TransportSecuritySettings:
 
 
 class _ViewServer(Server[Any]):
-    """The low-level Server, telling handshake-era clients it announces list changes (and relays
-    tasks, where it does)."""
+    """The low-level Server, telling handshake-era clients it announces list changes (its own tools',
+    and the prompts and resources it relays: ``gateway.notices``) and relays tasks, where it does."""
 
     relays_tasks = False
 
@@ -152,7 +152,8 @@ class _ViewServer(Server[Any]):
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or NotificationOptions(tools_changed=True, prompts_changed=True,
+                                                        resources_changed=True),
             experimental_capabilities,
             extensions,
         )
