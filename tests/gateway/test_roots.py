@@ -14,11 +14,8 @@ import anyio
 import mcp.types as types
 import pytest
 
-from tests.gateway.conftest import ADMIN, BOUND, Toolvet
-from tests.gateway.test_forwarding import ERAS, _register_relay, _text
-from tests.servers import relay_server
-from tests.upstreams import handshake_only_http_server
-from toolvet.services import preferences
+from tests.gateway.conftest import BOUND, Toolvet
+from tests.gateway.test_forwarding import ERAS, _register_relay, _text, relay_upstream
 
 pytestmark = pytest.mark.anyio
 
@@ -33,12 +30,7 @@ async def _roots(context: Any) -> types.ListRootsResult:
 @pytest.mark.parametrize("mode", ERAS)
 async def test_an_upstream_asking_for_roots_gets_the_calling_clients_roots(toolvet: Toolvet, mode, upstream):
     with contextlib.ExitStack() as stack:
-        if upstream == "stdio":
-            await _register_relay(toolvet)
-        else:
-            up = stack.enter_context(handshake_only_http_server(relay_server.build()))
-            await toolvet.register("relay", up.url)
-            preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
+        await relay_upstream(toolvet, stack, upstream)
         with toolvet.serve(), anyio.fail_after(BOUND):
             async with toolvet.client(toolvet.alice, mode=mode, list_roots_callback=_roots) as client:
                 result = await client.call_tool("relay_roots", {})

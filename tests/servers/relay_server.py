@@ -2,7 +2,8 @@
 
 - ``steps(count)``: reports ``count`` progress steps and logs one message, then answers "done".
 - ``ask(question)``: asks the client (elicitation) and answers with what it said.
-- ``hang(marker)``: waits until it is cancelled, then writes "cancelled" to the file ``marker``.
+- ``hang(marker)``: writes "started" to the file ``marker``, waits until it is cancelled, then writes
+  "cancelled" there.
 - ``whoami()``: this process's id, so a test can tell which process (session) served a call.
 - ``roots()``: asks the client for its roots (``roots/list``) and answers with their URIs.
 """
@@ -50,6 +51,7 @@ def build() -> MCPServer:
 
     @server.tool(name="hang", description="Waits until cancelled.")
     async def hang(marker: str) -> str:
+        Path(marker).write_text("started")
         try:
             await anyio.sleep(3600)
         except anyio.get_cancelled_exc_class():
