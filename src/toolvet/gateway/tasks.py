@@ -1,9 +1,9 @@
 """Tasks (2025-11-25): a task-augmented ``tools/call`` forwarded, ``tasks/*`` routed to the server that made it.
 
 A handshake-era client may ask for a ``tools/call`` to run as a task (its ``task`` param). The call
-goes through the call service like any other (policy, approvals, the call record:
-``done``, its result the upstream's ``CreateTaskResult`` with the task id), with ``task`` sent upstream; the
-client gets the upstream's ``CreateTaskResult``. The SDK's server validates a ``tools/call`` result
+goes through the call service like any other (policy, approvals, the call record: ``done``, its
+result the upstream's ``CreateTaskResult`` with the task id), with ``task`` sent upstream; the client
+gets the upstream's ``CreateTaskResult``. The SDK's server validates a ``tools/call`` result
 as a ``CallToolResult`` (it has no tasks), so a middleware owns the answer of such a call.
 
 Each task id is remembered for the caller whose call made it, with the server that made it

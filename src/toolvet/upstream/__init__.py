@@ -6,6 +6,7 @@
 - ``http``: streamable HTTP on httpx2 (the one HTTP stack), ``streams``: stdio and legacy HTTP+SSE
   over the SDK's transports, both speaking raw JSON-RPC.
 - ``pool``: the long-lived sessions forwarded requests use, per (server, caller).
+- ``standing``: what those sessions hear outside any request, and who it goes to.
 - ``errors``: the failures, and the one table that turns any transport failure into a sentence.
 
 Nothing outside this package imports the SDK's client side or httpx2 for talking to a server.

@@ -12,7 +12,13 @@ Every request is bounded by a per-server concurrency limit and a timeout. A sess
 process died, the connection closed) is dropped and opened again on the next request; a request the
 upstream refused only because it forgot our session (it restarted: HTTP 404, or 400 with ``-32000``)
 is sent once more on a new session, since the upstream never ran it. Idle sessions are closed after
-``idle_seconds``, and at most ``max_sessions`` are kept per server (the least recently used goes).
+``idle_seconds`` (not while the caller has resource subscriptions on them), and at most
+``max_sessions`` are kept per server (the least recently used goes).
+
+What a session's server sends outside any request goes to the pool's ``standing``, naming the server
+and the caller (``upstream.standing``): the pool holds a handshake-era HTTP session's standalone GET
+stream open, and a 2026-07-28 session's ``subscriptions/listen`` while the caller subscribes there
+(:meth:`UpstreamPool.subscribe`).
 """
 
 from __future__ import annotations
