@@ -2,7 +2,8 @@
 
 The upstream is ``tests/servers/notices_server.py`` (the SDK's low-level Server): over stdio (a
 real child process) or over streamable HTTP in the handshake era, where its updates travel on the
-session's standalone GET stream. Handshake-era clients subscribe with ``resources/subscribe``;
+session's standalone GET stream, or over streamable HTTP at 2026-07-28, where toolvet holds a
+``subscriptions/listen`` open on the caller's session. Handshake-era clients subscribe with ``resources/subscribe``;
 2026-07-28 clients with the ``resourceSubscriptions`` of a ``subscriptions/listen`` stream.
 """
 
@@ -25,7 +26,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from tests.gateway.conftest import ADMIN, BOUND, Toolvet
 from tests.gateway.test_forwarding import _text
 from tests.servers import notices_server
-from tests.upstreams import handshake_only_http_server
+from tests.upstreams import handshake_only_http_server, modern_http_server
 from toolvet.schemas.tools import TokenCreate
 from toolvet.services import discovery, preferences, servers, tokens
 
@@ -46,7 +47,8 @@ async def _registered(toolvet: Toolvet, upstream: str) -> AsyncIterator[None]:
                 runs = await discovery.discover(toolvet.ctx, ADMIN, ["notices"])
             assert runs[0].status == "ok", runs[0].error
         else:
-            up = stack.enter_context(handshake_only_http_server(notices_server.build()))  # type: ignore[arg-type]
+            serve_it = handshake_only_http_server if "handshake" in upstream else modern_http_server
+            up = stack.enter_context(serve_it(notices_server.build()))  # type: ignore[arg-type]
             await toolvet.register("notices", up.url)
         preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
         yield
@@ -106,7 +108,7 @@ async def test_a_resource_update_reaches_a_subscribed_handshake_era_client_until
     assert ("notifications/resources/list_changed", None) in heard.methods
 
 
-@pytest.mark.parametrize("upstream", UPSTREAMS)
+@pytest.mark.parametrize("upstream", [*UPSTREAMS, "http, 2026-07-28"])
 async def test_a_resource_update_reaches_a_2026_client_listening_for_it(toolvet: Toolvet, upstream):
     events: list[Any] = []
     async with _registered(toolvet, upstream):
