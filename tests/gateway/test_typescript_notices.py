@@ -1,4 +1,4 @@
-"""Roots and resource updates through ``/mcp`` to the official TypeScript SDK client (1.x, handshake era).
+"""Roots and resource updates through ``/mcp`` to the official TypeScript SDK clients (1.x and 2.x).
 
 The upstream is ``tests/servers/notices_server.py`` over stdio and ``relay_server.py`` (its ``roots``
 tool asks the client mid-call); the client is tests/real/js/client.mjs under node, as tests/real runs it.
@@ -37,9 +37,12 @@ async def test_a_typescript_client_subscribed_to_a_resource_hears_its_update(too
     assert answer["updated"] == [NOTE]
 
 
-async def test_an_upstream_asking_for_roots_gets_the_typescript_clients_roots(toolvet: Toolvet):
+@pytest.mark.parametrize("sdk", ["v1", "v2"])
+async def test_an_upstream_asking_for_roots_gets_the_typescript_clients_roots(toolvet: Toolvet, sdk):
+    """1.x in the handshake era (asked mid-call on its session), 2.x at 2026-07-28 (an InputRequiredResult)."""
     await _register_relay(toolvet)
     with toolvet.serve():
-        answer = await typescript_client("v1", toolvet.mcp, toolvet.alice, [{"name": "relay_roots", "arguments": {}}],
+        answer = await typescript_client(sdk, toolvet.mcp, toolvet.alice, [{"name": "relay_roots", "arguments": {}}],
                                          roots=ROOTS)
+    assert answer["protocolVersion"] == {"v1": "2025-11-25", "v2": "2026-07-28"}[sdk]
     assert answer["results"][0]["content"][0]["text"] == "file:///work/project"

@@ -8,8 +8,8 @@
 // It connects over streamable HTTP with `Authorization: Bearer <token>`, lists the tools (every page),
 // calls each named tool in turn and prints one JSON object on stdout:
 //   {"protocolVersion": ..., "tools": [names...], "results": [CallToolResult...], "updated": [uris...]}.
-// With the 1.x SDK the request may also hold "roots" (declared, and listed to a server that asks),
-// "subscribe" (a resource URI subscribed to before the calls) and "waitFor" (a resource URI whose
+// The request may also hold "roots" (declared, and listed to a server that asks) and, with the 1.x
+// SDK, "subscribe" (a resource URI subscribed to before the calls) and "waitFor" (a resource URI whose
 // notifications/resources/updated it waits for, up to 10 s, after the calls).
 // A failure prints its message on stderr and exits 1; the test bounds the whole run as well.
 import { readFileSync } from "node:fs";
@@ -66,7 +66,11 @@ if (request.roots) options.capabilities = { roots: { listChanged: true } };
 const client = new Client({ name: `toolvet-tests-${sdk}`, version: "1.0.0" }, options);
 const updated = [];
 let heard = () => {};
-if (request.roots) client.setRequestHandler(types.ListRootsRequestSchema, () => ({ roots: request.roots }));
+if (request.roots) {
+    // 2.x names the method; 1.x takes its schema.
+    const method = sdk === "v2" ? "roots/list" : types.ListRootsRequestSchema;
+    client.setRequestHandler(method, () => ({ roots: request.roots }));
+}
 if (request.subscribe || request.waitFor) {
     client.setNotificationHandler(types.ResourceUpdatedNotificationSchema, (note) => {
         updated.push(note.params.uri);
