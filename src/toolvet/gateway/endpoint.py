@@ -32,7 +32,6 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, LOG_LEVEL_META_KEY
@@ -180,7 +179,6 @@ class Endpoint:
         self.view = view
         self.capabilities = upstream_capabilities
         self.federation = Federation(prefixed=view.server is None)
-        self.bus = InMemorySubscriptionBus()
         self.tasks = Tasks(TaskRoutes(), lambda ctx: self._caller(self._principal(ctx)), self._upstream)
         self.subscriptions = Subscriptions(
             service, self.federation, notices_of(service), lambda ctx: self._caller(self._principal(ctx)),
@@ -706,7 +704,6 @@ class Endpoint:
 
     async def announce(self) -> None:
         """Tell every client connected here that the tool list changed (both eras)."""
-        await self.bus.publish(ToolsListChanged())
         await self.subscriptions.tools_changed()
         async with anyio.create_task_group() as tg:
             for key, session in list(self._sessions.items()):
