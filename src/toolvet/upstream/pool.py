@@ -81,6 +81,9 @@ class UpstreamPool:
     per_server: int = 16
     idle_seconds: float = 300.0
     max_sessions: int = 64
+    #: Standing streams held open at once, over every server (each holds one HTTP connection of the
+    #: shared client's pool); a session opened past it gets none.
+    max_standing: int = 128
     max_event_bytes: int = 16 * 1024 * 1024
     max_depth: int = 64
     #: What toolvet declares to upstream servers (they may adapt their lists to it).
@@ -93,6 +96,7 @@ class UpstreamPool:
     _limiters: dict[str, anyio.CapacityLimiter] = field(default_factory=dict)
     _opening: dict[Key, anyio.Lock] = field(default_factory=dict)
     _tg: anyio.abc.TaskGroup | None = None
+    _standing: int = 0
 
     @asynccontextmanager
     async def run(self) -> AsyncIterator[UpstreamPool]:
@@ -187,17 +191,22 @@ class UpstreamPool:
         or the next standing stream replaces it."""
         if pooled.standing is not None:
             pooled.standing.cancel()
+        if self._tg is None or self._standing >= self.max_standing:
+            log.info("%d standing streams are open: this session gets none", self._standing)
+            return
         scope = pooled.standing = anyio.CancelScope()
+        self._standing += 1
 
         async def stand() -> None:
-            with scope:
-                try:
+            try:
+                with scope:
                     await run()
-                except (ChannelError, RpcError, ProtocolError) as exc:
-                    log.info("an upstream's standing stream ended: %s", exc)
+            except (ChannelError, RpcError, ProtocolError) as exc:
+                log.info("an upstream's standing stream ended: %s", exc)
+            finally:
+                self._standing -= 1
 
-        if self._tg is not None:
-            self._tg.start_soon(stand)
+        self._tg.start_soon(stand)
 
     async def _own(self, target: Target, handshake: bool, hooks: Hooks, *,
                    task_status: anyio.abc.TaskStatus[_Pooled]) -> None:
