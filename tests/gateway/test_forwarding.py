@@ -10,12 +10,14 @@ import contextlib
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp.types as types
 import pytest
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from tests.gateway.conftest import ADMIN, BOUND, Toolvet
 from tests.servers import relay_server
@@ -34,6 +36,17 @@ async def _register_relay(toolvet: Toolvet, name: str = "relay") -> None:
     with anyio.fail_after(BOUND):
         runs = await discovery.discover(toolvet.ctx, ADMIN, [name])
     assert runs[0].status == "ok", runs[0].error
+    preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
+
+
+async def relay_upstream(toolvet: Toolvet, stack: contextlib.ExitStack, upstream: str) -> None:
+    """The relay server registered as ``relay``: over stdio ("stdio..."), else over streamable HTTP
+    speaking only the handshake (served until ``stack`` closes)."""
+    if upstream.startswith("stdio"):
+        await _register_relay(toolvet)
+        return
+    up = stack.enter_context(handshake_only_http_server(relay_server.build()))
+    await toolvet.register("relay", up.url)
     preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
 
 
@@ -96,7 +109,10 @@ async def test_upstream_progress_reaches_the_calling_client(toolvet: Toolvet, mo
     assert seen == [(1.0, 3.0, "step 1"), (2.0, 3.0, "step 2"), (3.0, 3.0, "step 3")]
 
 
-async def test_upstream_log_messages_reach_a_handshake_era_client(toolvet: Toolvet):
+@pytest.mark.parametrize(("level", "expected"), [(None, [("info", "finished 1 steps")]), ("error", [])])
+async def test_upstream_log_messages_reach_a_handshake_era_client_at_the_level_its_connection_set(
+    toolvet: Toolvet, level, expected
+):
     await _register_relay(toolvet)
     logged: list[types.LoggingMessageNotificationParams] = []
 
@@ -105,8 +121,12 @@ async def test_upstream_log_messages_reach_a_handshake_era_client(toolvet: Toolv
 
     with toolvet.serve(), anyio.fail_after(BOUND):
         async with toolvet.client(toolvet.alice, mode="legacy", logging_callback=on_log) as client:
+            if level is not None:  # held for the connection's later requests
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                    await client.set_logging_level(level)
             await client.call_tool("relay_steps", {"count": 1})
-    assert [(entry.level, entry.data) for entry in logged] == [("info", "finished 1 steps")]
+    assert [(entry.level, entry.data) for entry in logged] == expected
 
 
 @pytest.mark.parametrize("upstream", ["stdio, 2026-07-28", "http, handshake era"])
@@ -123,12 +143,7 @@ async def test_an_upstream_elicitation_is_asked_of_the_calling_client(toolvet: T
         return types.ElicitResult(action="accept", content={"answer": "blue"})
 
     with contextlib.ExitStack() as stack:
-        if upstream.startswith("stdio"):
-            await _register_relay(toolvet)
-        else:
-            up = stack.enter_context(handshake_only_http_server(relay_server.build()))
-            await toolvet.register("relay", up.url)
-            preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
+        await relay_upstream(toolvet, stack, upstream)
         with toolvet.serve(), anyio.fail_after(BOUND):
             async with toolvet.client(toolvet.alice, mode=mode, elicitation_callback=on_elicit) as client:
                 result = await client.call_tool("relay_ask", {"question": "Which colour?"})
@@ -153,13 +168,12 @@ async def test_a_cancelled_call_is_cancelled_upstream_and_recorded_with_its_audi
     marker = tmp_path / "cancelled.txt"
     with toolvet.serve():
         async with toolvet.client(toolvet.alice, mode=mode) as client:
-            async with anyio.create_task_group() as calling:
-                calling.start_soon(client.call_tool, "relay_hang", {"marker": str(marker)})
-                with anyio.fail_after(BOUND):  # the upstream is running the tool: cancel it now
-                    while not marker.exists():
-                        await anyio.sleep(0.05)
-                calling.cancel_scope.cancel()
             with anyio.fail_after(BOUND):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(client.call_tool, "relay_hang", {"marker": str(marker)})
+                    while not marker.exists():  # the upstream runs it: now the client gives up
+                        await anyio.sleep(0.05)
+                    tg.cancel_scope.cancel()
                 while marker.read_text() != "cancelled":
                     await anyio.sleep(0.05)
         with anyio.fail_after(BOUND):

@@ -193,11 +193,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         yield World(toolvet, references, missing, runs)
 
 
-async def typescript_client(sdk: str, url: str, token: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+async def typescript_client(sdk: str, url: str, token: str, calls: list[dict[str, Any]],
+                            **extra: Any) -> dict[str, Any]:
     """Run js/client.mjs with TypeScript SDK ``sdk`` ("v1": @modelcontextprotocol/sdk 1.x, "v2":
-    @modelcontextprotocol/client 2.x) against ``url``; its JSON answer (tools listed, call results)."""
+    @modelcontextprotocol/client 2.x) against ``url``; its JSON answer (tools listed, call results,
+    resource updates heard). ``extra`` goes into its request (``roots``, ``subscribe``, ``waitFor``)."""
     npm_package("@modelcontextprotocol/sdk" if sdk == "v1" else "@modelcontextprotocol/client")
-    request = json.dumps({"url": url, "token": token, "calls": calls})
+    request = json.dumps({"url": url, "token": token, "calls": calls, **extra})
     # Both packages run on node >= 20, so the machine's own node runs the script.
     command = [str(system_node()), str(JS / "client.mjs"), sdk, str(node_modules()), request]
     with anyio.fail_after(BOUND):

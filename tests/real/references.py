@@ -96,8 +96,8 @@ class Reference:
 async def direct_client(reach: Stdio | Http) -> AsyncIterator[Client]:
     """The official Python SDK client straight to the server (era negotiated, response cache off).
 
-    It declares what toolvet declares upstream (sampling and elicitation, which the gateway relays;
-    no roots), so both see the same capability-dependent tool list. Its callbacks are never asked
+    It declares what toolvet declares upstream (sampling, elicitation and roots, which the gateway
+    relays), so both see the same capability-dependent tool list. Its callbacks are never asked
     anything by the tools these tests call.
     """
 
@@ -105,7 +105,7 @@ async def direct_client(reach: Stdio | Http) -> AsyncIterator[Client]:
         return types.ErrorData(code=types.INVALID_REQUEST, message="not asked in these tests")
 
     async with Client(reach.transport(), mode="auto", cache=None, sampling_callback=refuse,
-                      elicitation_callback=refuse) as client:
+                      elicitation_callback=refuse, list_roots_callback=refuse) as client:
         yield client
 
 

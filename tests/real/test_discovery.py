@@ -20,8 +20,8 @@ def fields(tool: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("name", NAMES)
 async def test_a_pass_succeeds_and_stores_the_tools_the_official_sdk_lists(world: World, name: str) -> None:
     world.discovered(name)
-    # Like with like: toolvet's discovery client declares sampling and elicitation (what its gateway
-    # relays), and so does the direct SDK client, so a server that adapts its list to them
+    # Like with like: toolvet's discovery client declares sampling, elicitation and roots (what its
+    # gateway relays), and so does the direct SDK client, so a server that adapts its list to them
     # (server-everything) lists the same tools to both.
     listed = {tool["name"]: fields(tool) for tool in await world.direct_tools(name)}
     stored = {tool["name"]: fields(tool) for tool in world.stored(name)}
@@ -34,9 +34,9 @@ async def test_a_pass_succeeds_and_stores_the_tools_the_official_sdk_lists(world
 async def test_server_everything_lists_the_tools_of_the_capabilities_toolvet_relays(world: World, name: str) -> None:
     world.discovered(name)
     stored = {tool["name"] for tool in world.stored(name)}
-    # Its sampling and elicitation tools are listed (toolvet relays both, URL elicitation included);
-    # its roots tool stays out.
-    assert len(stored) == 16
+    # Its sampling, elicitation and roots tools are listed (toolvet relays them all, URL elicitation
+    # included).
+    assert len(stored) == 17
     assert {"echo", "get-sum", "get-structured-content", "simulate-research-query"} <= stored
     assert {"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation"} <= stored
-    assert "get-roots-list" not in stored
+    assert "get-roots-list" in stored

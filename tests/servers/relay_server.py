@@ -2,8 +2,10 @@
 
 - ``steps(count)``: reports ``count`` progress steps and logs one message, then answers "done".
 - ``ask(question)``: asks the client (elicitation) and answers with what it said.
-- ``hang(marker)``: waits until it is cancelled, then writes "cancelled" to the file ``marker``.
+- ``hang(marker)``: writes "started" to the file ``marker``, waits until it is cancelled, then writes
+  "cancelled" there.
 - ``whoami()``: this process's id, so a test can tell which process (session) served a call.
+- ``roots()``: asks the client for its roots (``roots/list``) and answers with their URIs.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from pathlib import Path
 from typing import Annotated
 
 import anyio
-from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+from mcp.server.mcpserver import Context, Elicit, ListRoots, MCPServer, Resolve
+from mcp.types import ListRootsResult
 from pydantic import BaseModel
 
 
@@ -24,6 +27,10 @@ class Answer(BaseModel):
 
 def ask_user(question: str) -> Elicit[Answer]:
     return Elicit(question, Answer)
+
+
+def client_roots() -> ListRoots:
+    return ListRoots()
 
 
 def build() -> MCPServer:
@@ -55,6 +62,10 @@ def build() -> MCPServer:
     @server.tool(name="whoami", description="The serving process's id.")
     def whoami() -> str:
         return str(os.getpid())
+
+    @server.tool(name="roots", description="Lists the client's roots.")
+    async def roots(listed: Annotated[ListRootsResult, Resolve(client_roots)]) -> str:
+        return " ".join(str(root.uri) for root in listed.roots) or "no roots"
 
     return server
 

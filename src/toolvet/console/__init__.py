@@ -14,7 +14,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from toolvet.console.views import audit, connect, entries, servers, signin, tools
+from toolvet.console.views import audit, connect, entries, servers, signin, tool_sets, tools
 from toolvet.console.visit import PREFIX, bare, page
 from toolvet.services.context import Context
 
@@ -48,6 +48,10 @@ def create_console(ctx: Context) -> Starlette:
         Route("/tools/{server}/{tool:path}", page(tools.tool_detail), methods=["GET", "POST"]),
         Route("/entries", page(entries.entry_list)),
         Route("/entries/{server}/{kind}/{key:path}", page(entries.entry_action), methods=["POST"]),
+        Route("/sets", page(tool_sets.tool_set_list)),
+        Route("/sets/new", page(tool_sets.tool_set_new), methods=["GET", "POST"]),
+        Route("/sets/{name}", page(tool_sets.tool_set_detail), methods=["GET", "POST"]),
+        Route("/sets/{name}/delete", page(tool_sets.tool_set_delete), methods=["POST"]),
         Route("/calls", page(calls.call_list)),
         Route("/calls/events", page(calls.call_events)),
         Route("/calls/{call_id}", page(calls.decide), methods=["POST"]),

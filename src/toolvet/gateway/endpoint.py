@@ -32,7 +32,6 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, LOG_LEVEL_META_KEY
@@ -49,8 +48,12 @@ from toolvet.gateway import outcomes
 from toolvet.gateway.access import AccessGate, TokenCache, principal_of
 from toolvet.gateway.conversation import PARKED_STATE, Conversation
 from toolvet.gateway.federation import EntryCache, Federation
+from toolvet.gateway.notices import notices_of
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
-from toolvet.gateway.relay import Relay
+from toolvet.gateway.relay import Relay, undeclared
+from toolvet.gateway.subscriptions import Subscriptions, connection_key
+from toolvet.gateway.tasks import CAPABILITY as TASKS_CAPABILITY
+from toolvet.gateway.tasks import TaskRoutes, Tasks, asked_task
 from toolvet.schemas.calls import CallCreate, CallOut, CallStatus
 from toolvet.services.access import ANONYMOUS, Requirement
 from toolvet.services.auth import Principal, Role
@@ -68,6 +71,7 @@ CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
 #: as long as the offered set is cached, so a poll never reads a set the cache would still serve.
 POLL_SECONDS: Final = READ_TTL
 RESOURCE_NOT_FOUND: Final = -32002
+SUBSCRIPTIONS: Final = ("resources/subscribe", "resources/unsubscribe")
 LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
 INSTRUCTIONS: Final = (
     "toolvet offers vetted tools of several MCP servers as {server}_{tool}, and its own "
@@ -87,11 +91,11 @@ def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:
 
 
 def _can_answer_questions(ctx: ServerRequestContext[Any]) -> bool:
-    """Whether a 2026-07-28 request's client declared elicitation or sampling (in its ``_meta``)."""
+    """Whether a 2026-07-28 request's client declared elicitation, sampling or roots (in its ``_meta``)."""
     meta = (ctx.params or {}).get("_meta")
     capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
-    return isinstance(capabilities, dict) and (capabilities.get("elicitation") is not None
-                                               or capabilities.get("sampling") is not None)
+    return isinstance(capabilities, dict) and any(
+        capabilities.get(name) is not None for name in ("elicitation", "sampling", "roots"))
 
 
 def _request_meta(ctx: ServerRequestContext[Any], log_level: str | None) -> dict[str, Any]:
@@ -124,7 +128,21 @@ def security_for(host: str) -> TransportSecuritySettings:
 
 
 class _ViewServer(Server[Any]):
-    """The low-level Server, telling handshake-era clients it announces list changes."""
+    """The low-level Server, telling handshake-era clients it announces list changes (its own tools',
+    and the prompts and resources it relays: ``gateway.notices``) and relays tasks, where it does."""
+
+    relays_tasks = False
+
+    def get_capabilities(
+        self, notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None, *, protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        capabilities = super().get_capabilities(notification_options, experimental_capabilities, extensions,
+                                                protocol_version=protocol_version)
+        if self.relays_tasks and (protocol_version is None or not is_modern(protocol_version)):
+            capabilities.tasks = TASKS_CAPABILITY
+        return capabilities
 
     def create_initialization_options(
         self,
@@ -133,7 +151,8 @@ class _ViewServer(Server[Any]):
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or NotificationOptions(tools_changed=True, prompts_changed=True,
+                                                        resources_changed=True),
             experimental_capabilities,
             extensions,
         )
@@ -160,8 +179,10 @@ class Endpoint:
         self.view = view
         self.capabilities = upstream_capabilities
         self.federation = Federation(prefixed=view.server is None, entries=EntryCache(self.ctx))
-        self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)
+        self.tasks = Tasks(TaskRoutes(), lambda ctx: self._caller(self._principal(ctx)), self._upstream)
+        self.subscriptions = Subscriptions(
+            service, self.federation, notices_of(service), lambda ctx: self._caller(self._principal(ctx)),
+            self._by_uri, lambda server: self.view.serves(server))
         with warnings.catch_warnings():
             # logging/setLevel is deprecated at 2026-07-28 and the SDK warns when it is served; toolvet
             # serves handshake-era clients too, which still send it.
@@ -173,6 +194,9 @@ class Endpoint:
             # The SDK documents the opt-out: drop it from the list, which holds nothing else at this point.
             self.server.middleware = []
         self.server.middleware.append(self._remember_session)
+        if _declares(self.capabilities, "tasks"):
+            self.tasks.register(self.server)
+            self.server.relays_tasks = True
         self.manager: StreamableHTTPSessionManager | None = None
         self.gate = AccessGate(self._serve, tokens, self._requirement, self._anonymous)
         self._sessions: dict[int, ServerSession] = {}
@@ -180,7 +204,7 @@ class Endpoint:
         self._conversations: dict[str, Conversation] = {}
         self._tg: anyio.abc.TaskGroup | None = None
         #: The log level each handshake-era client set with logging/setLevel (by session).
-        self._log_levels: dict[int, str] = {}
+        self._log_levels: dict[int | str, str] = {}
 
     def _make_server(self) -> _ViewServer:
         caps = self.capabilities
@@ -191,7 +215,8 @@ class Endpoint:
             # Subscriptions are served wherever resources are: a server discovered in the 2026-07-28 era
             # does not say whether it takes the handshake era's resources/subscribe, and its own answer
             # (an error, if it does not) is passed on.
-            handlers |= {"on_subscribe_resource": self._subscribe, "on_unsubscribe_resource": self._unsubscribe}
+            handlers |= {"on_subscribe_resource": self.subscriptions.subscribe,
+                         "on_unsubscribe_resource": self.subscriptions.unsubscribe}
         if _declares(caps, "prompts"):
             handlers |= {"on_list_prompts": self._list_prompts, "on_get_prompt": self._get_prompt}
         if _declares(caps, "completions"):
@@ -209,7 +234,8 @@ class Endpoint:
             # and per-version serialisation take both); the handler's type names only the model.
             on_call_tool=self._call_tool,  # type: ignore[arg-type]
             on_read_resource=self._read_resource,
-            on_subscriptions_listen=self.listen,
+            on_subscriptions_listen=self.subscriptions.listen,
+            on_roots_list_changed=self.subscriptions.roots_changed,
             get_tool_input_schema=self._input_schema,
             **handlers,
         )
@@ -246,7 +272,7 @@ class Endpoint:
                 await anyio.sleep_forever()
         finally:
             self._tg = None
-            self.listen.close()
+            self.subscriptions.close()
             self._sessions.clear()
             self.manager = None
 
@@ -367,7 +393,7 @@ class Endpoint:
                 if conversation is None:
                     raise MCPError(INVALID_PARAMS, "unknown request state: call the tool again")
                 conversation.answer((ctx.params or {}).get("inputResponses") or {})
-                return await self._turn(name, conversation, modern)
+                return await self._turn(ctx, name, conversation, modern)
             if not state.startswith(UPSTREAM_STATE):
                 # The retry of a call this endpoint asked the user about (2026-07-28 multi-round trip).
                 return await self._answered(principal, server, tool, params)
@@ -376,6 +402,8 @@ class Endpoint:
             resume = {"inputResponses": (ctx.params or {}).get("inputResponses") or {}}
             if upstream_state := state[len(UPSTREAM_STATE):]:
                 resume["requestState"] = upstream_state
+        if not modern and (task := asked_task()) is not None:
+            resume = {"task": task}  # run as a task upstream (gateway.tasks owns the answer)
         asks = modern and _can_elicit(ctx)
         elicit = None if modern else self._elicitation(ctx)
         submit = partial(self.service.submit, principal, data, wait=self.ctx.settings.approval_wait,
@@ -390,7 +418,7 @@ class Endpoint:
             self._conversations[conversation.id] = conversation
             assert self._tg is not None
             self._tg.start_soon(self._converse, conversation, submit, relay)
-            return await self._turn(name, conversation, modern, asks=asks)
+            return await self._turn(ctx, name, conversation, modern, asks=asks)
         try:
             call = await submit(hooks=Relay(ctx, self._level(ctx)))
         except NotFound:
@@ -399,7 +427,7 @@ class Endpoint:
             return types.CallToolResult.model_validate(error_result(exc.message))
         except ToolvetError as exc:
             return types.CallToolResult.model_validate(error_result(f"{name}: {exc.message}"))
-        return self._render(name, call, modern, asks)
+        return self._render(ctx, name, call, modern, asks)
 
     async def _converse(self, conversation: Conversation, submit: Any, relay: Relay) -> None:
         """Run a 2026-07-28 client's call in this endpoint's task group (see :meth:`_turn`)."""
@@ -414,7 +442,7 @@ class Endpoint:
             self._conversations.pop(conversation.id, None)
 
     async def _turn(
-        self, name: str, conversation: Conversation, modern: bool, *, asks: bool = False
+        self, ctx: ServerRequestContext[Any], name: str, conversation: Conversation, modern: bool, *, asks: bool = False
     ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         """The call's answer, or the questions its upstream asks first (an InputRequiredResult whose
         state names the conversation, for the client's retry)."""
@@ -434,11 +462,13 @@ class Endpoint:
         if turn.questions is not None:
             return types.InputRequiredResult.model_validate(
                 {"resultType": "input_required", "inputRequests": turn.questions, "requestState": conversation.state})
-        return self._render(name, turn.outcome, modern, asks)
+        return self._render(ctx, name, turn.outcome, modern, asks)
 
     def _render(
-        self, name: str, call: CallOut, modern: bool, asks: bool
+        self, ctx: ServerRequestContext[Any], name: str, call: CallOut, modern: bool, asks: bool
     ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
+        if self.tasks.created(ctx, call):
+            return types.CallToolResult(content=[])  # a stand-in: the client gets the task (gateway.tasks)
         if asks and call.status is CallStatus.PENDING and call.approval is not ApprovalFloor.OPERATOR:
             # Ask the user in this call's answer; their client calls again with the response and this
             # state. The call is stored pending meanwhile, so an approver over REST may decide it too.
@@ -451,6 +481,9 @@ class Endpoint:
             # The upstream needs input from this client first: ask it, keeping the upstream's state
             # under a prefix of toolvet's, so the retry is told apart from an approval's.
             raw = dict(call.result or {})
+            if (missing := undeclared(ctx, raw.get("inputRequests"))) is not None:
+                return types.CallToolResult.model_validate(error_result(
+                    f"{name}: the upstream asked for {missing}, which the client behind toolvet did not declare"))
             raw["requestState"] = UPSTREAM_STATE + str(raw.get("requestState") or "")
             try:
                 return types.InputRequiredResult.model_validate(raw)
@@ -517,9 +550,14 @@ class Endpoint:
         if meta := _request_meta(ctx, self._level(ctx)):
             forwarded["_meta"] = {**(forwarded.get("_meta") or {}), **meta}
         relay = Relay(ctx, self._level(ctx))
+        caller = self._caller(self._principal(ctx))
+        if method in SUBSCRIPTIONS:
+            # Per era upstream: resources/subscribe, or the session's subscriptions/listen filter.
+            await self.service.pool.subscribe(server, target, str(forwarded.get("uri")), caller=caller, hooks=relay,
+                                              handshake=relay.handshake_era, on=method == "resources/subscribe")
+            return {}
         return await self.service.pool.call(
-            server, target, method, forwarded or None, caller=self._caller(self._principal(ctx)),
-            hooks=relay, handshake=relay.handshake_era,
+            server, target, method, forwarded or None, caller=caller, hooks=relay, handshake=relay.handshake_era,
         )
 
     async def _upstream(
@@ -608,18 +646,6 @@ class Endpoint:
         raw = await self._by_uri(ctx, uri, "resources/read", self._params(params) or {"uri": uri})
         return types.ReadResourceResult.model_validate(raw)
 
-    async def _subscribe(
-        self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
-    ) -> types.EmptyResult:
-        await self._by_uri(ctx, str(params.uri), "resources/subscribe", {"uri": str(params.uri)})
-        return types.EmptyResult()
-
-    async def _unsubscribe(
-        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
-    ) -> types.EmptyResult:
-        await self._by_uri(ctx, str(params.uri), "resources/unsubscribe", {"uri": str(params.uri)})
-        return types.EmptyResult()
-
     async def _complete(
         self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
     ) -> types.CompleteResult:
@@ -641,13 +667,13 @@ class Endpoint:
             meta = (ctx.params or {}).get("_meta")
             level = meta.get(LOG_LEVEL_META_KEY) if isinstance(meta, dict) else None
             return level if isinstance(level, str) else "emergency"
-        return self._log_levels.get(id(ctx.session), "debug")
+        return self._log_levels.get(connection_key(ctx), "debug")
 
     async def _set_log_level(
         self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
     ) -> types.EmptyResult:
         """A handshake-era client's log level: asked of every upstream its requests reach."""
-        self._log_levels[id(ctx.session)] = params.level
+        self._log_levels[connection_key(ctx)] = params.level
         return types.EmptyResult()
 
     # ------------------------------------------------------------------ list changes
@@ -667,12 +693,13 @@ class Endpoint:
             ):
                 self._sessions[id(connection)] = ctx.session
                 connection.exit_stack.callback(self._sessions.pop, id(connection), None)
-                connection.exit_stack.callback(self._log_levels.pop, id(ctx.session), None)
+                connection.exit_stack.callback(self._log_levels.pop, connection_key(ctx), None)
+                self.subscriptions.hear(ctx, connection.exit_stack)
         return result
 
     async def announce(self) -> None:
         """Tell every client connected here that the tool list changed (both eras)."""
-        await self.bus.publish(ToolsListChanged())
+        await self.subscriptions.tools_changed()
         async with anyio.create_task_group() as tg:
             for key, session in list(self._sessions.items()):
                 tg.start_soon(self._notify, key, session)

@@ -75,6 +75,9 @@ def wire_form(name: str, definition: Mapping[str, Any], columns: Mapping[str, An
         value = columns.get(key)
         if value is not None:
             wire[key] = value
+    execution = definition.get("execution")
+    if isinstance(execution, Mapping):
+        wire["execution"] = dict(execution)  # tasks are relayed (gateway.tasks)
     schemes = definition.get("securitySchemes")
     if isinstance(schemes, list):
         meta = dict(wire.get("_meta") or {})
@@ -110,6 +113,14 @@ class View:
     def aggregate(self) -> bool:
         """Whether this is ``/mcp``, which lists every offered tool."""
         return self.server is None and self.members is None
+
+    def serves(self, server: str) -> bool:
+        """Whether this view lists (or may list) tools of ``server``."""
+        if self.server is not None:
+            return server == self.server
+        if self.members is not None:
+            return any(member[0] == server for member in self.members)
+        return True
 
     def name_of(self, tool: OfferedTool) -> str | None:
         """The name ``tool`` is listed under here, or None when this view does not list it."""
@@ -159,6 +170,8 @@ class Offered:
             built = []
             for name, tool in self.names(view).items():
                 wire = tool.wire if name == tool.name else {**tool.wire, "name": name}
+                if modern and needs_tasks(wire):
+                    continue  # 2026-07-28 has no tasks: every call of it would fail
                 if not modern and not legacy_safe(wire.get("outputSchema")):
                     wire = {k: v for k, v in wire.items() if k != "outputSchema"}
                 built.append((tool, types.Tool.model_validate(wire)))
@@ -211,8 +224,6 @@ class OfferedCache:
         tools: list[OfferedTool] = []
         for row in offered_rows(self.ctx):
             server, name, definition, fingerprint = row[0], row[1], row[9], row[10]
-            if needs_tasks(definition):
-                continue  # toolvet does not relay tasks yet: every call of such a tool would fail
             full = f"{server}_{name}"
             columns = dict(
                 zip(

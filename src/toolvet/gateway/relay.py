@@ -6,9 +6,10 @@ SDK's context of the client's request:
 - ``notifications/progress`` goes to the client as progress of its own request (the client's
   ``progressToken`` went upstream with the call, so the upstream reports against it);
 - ``notifications/message`` (logging) goes to the client on the same request's stream;
-- ``elicitation/create`` and ``sampling/createMessage`` are asked of the client when it declared the
-  capability and has a channel for server requests (a handshake-era session), and refused with a
-  message that says why otherwise; ``ping`` is answered here; everything else is refused.
+- ``elicitation/create``, ``sampling/createMessage`` and ``roots/list`` are asked of the client when
+  it declared the capability (a 2026-07-28 client by an ``InputRequiredResult``, a handshake-era one
+  on its session), and refused with a message that says why otherwise;
+- ``ping`` is answered here; everything else is refused.
 
 The answer the client gives is validated by the SDK's models before it goes back upstream.
 """
@@ -30,13 +31,14 @@ from toolvet.gateway.offered import is_modern
 from toolvet.upstream.errors import RpcError
 from toolvet.upstream.protocol import Hooks
 
-__all__ = ["Relay"]
+__all__ = ["Relay", "declared", "undeclared"]
 
 log = logging.getLogger("toolvet.gateway")
 
 _ASKED: Final[dict[str, tuple[str, type[Any], type[Any]]]] = {
     "elicitation/create": ("elicitation", types.ElicitRequest, types.ElicitResult),
     "sampling/createMessage": ("sampling", types.CreateMessageRequest, types.CreateMessageResult),
+    "roots/list": ("roots", types.ListRootsRequest, types.ListRootsResult),
 }
 
 
@@ -57,6 +59,31 @@ def _form_default(capabilities: dict[str, Any]) -> dict[str, Any]:
     if isinstance(elicitation, dict) and not elicitation:
         return {**capabilities, "elicitation": {"form": {}}}
     return capabilities
+
+
+def declared(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+    """What the calling client declared it answers: its session's capabilities (handshake era) or
+    its request's ``_meta`` (2026-07-28)."""
+    if is_modern(ctx.protocol_version):
+        meta = (ctx.params or {}).get("_meta")
+        capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
+        return _form_default(capabilities) if isinstance(capabilities, dict) else {}
+    session_capabilities = ctx.session.client_capabilities
+    if session_capabilities is None:
+        return {}
+    return _form_default(session_capabilities.model_dump(by_alias=True, mode="json", exclude_none=True))
+
+
+def undeclared(ctx: ServerRequestContext[Any], input_requests: Any) -> str | None:
+    """The capability an upstream's ``inputRequests`` need that the calling client did not declare
+    (toolvet declared it upstream on every caller's behalf), or None."""
+    capabilities = declared(ctx)
+    for asked in (input_requests or {}).values() if isinstance(input_requests, dict) else ():
+        method = asked.get("method") if isinstance(asked, dict) else None
+        asked_for = _ASKED.get(method) if isinstance(method, str) else None
+        if asked_for is not None and not isinstance(capabilities.get(asked_for[0]), dict):
+            return asked_for[0]
+    return None
 
 
 class Relay(Hooks):
@@ -96,16 +123,7 @@ class Relay(Hooks):
             log.debug("could not relay %s to the client", method, exc_info=True)
 
     def _declared(self) -> dict[str, Any]:
-        """What the calling client declared it answers: its session's capabilities (handshake era) or
-        its request's ``_meta`` (2026-07-28)."""
-        if is_modern(self.ctx.protocol_version):
-            meta = (self.ctx.params or {}).get("_meta")
-            declared = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
-            return _form_default(declared) if isinstance(declared, dict) else {}
-        capabilities = self.ctx.session.client_capabilities
-        if capabilities is None:
-            return {}
-        return _form_default(capabilities.model_dump(by_alias=True, mode="json", exclude_none=True))
+        return declared(self.ctx)
 
     async def input_required(self, result: dict[str, Any]) -> dict[str, Any] | None:
         """Answer the upstream's input requests by asking this client, when it takes server requests

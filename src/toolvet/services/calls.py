@@ -45,7 +45,7 @@ from toolvet.services.policy_facts import PolicyFactsCache, read_tool
 from toolvet.upstream.errors import RpcError
 from toolvet.upstream.http import http_client
 from toolvet.upstream.pool import UpstreamPool
-from toolvet.upstream.protocol import NO_HOOKS, RELAYED_CAPABILITIES, Hooks, is_input_required
+from toolvet.upstream.protocol import NO_HOOKS, RELAYED_CAPABILITIES, Hooks, is_input_required, is_task_created
 from toolvet.upstream.target import Target
 
 log = logging.getLogger("toolvet.calls")
@@ -421,8 +421,8 @@ class CallService:
                                               caller=call.user, hooks=hooks, handshake=handshake)
         if not isinstance(result, dict):
             raise UpstreamError(f"{call.server_type}: tools/call result is not an object")
-        if is_input_required(result):
-            return result  # not a tool's result: no output schema applies
+        if is_input_required(result) or is_task_created(result):
+            return result  # not a tool's result (yet): no output schema applies
         if snap.output_schema is not None and not result.get("isError"):
             if "structuredContent" not in result:
                 raise UpstreamError(f"{call.server_type}/{call.tool_name} declares an outputSchema but returned "

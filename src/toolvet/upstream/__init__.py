@@ -8,6 +8,7 @@
 - ``pool``: the long-lived sessions forwarded requests use, per (server, caller).
 - ``oauth``: OAuth 2.1 to upstreams on the SDK's client auth: obtaining, refreshing and handing out
   an OAuth-protected server's token (:class:`~toolvet.upstream.oauth.TokenSource`).
+- ``standing``: what those sessions hear outside any request, and who it goes to.
 - ``errors``: the failures, and the one table that turns any transport failure into a sentence.
 
 Nothing outside this package imports the SDK's client side or httpx2 for talking to a server.

@@ -384,6 +384,35 @@ class HttpChannel:
             except ChannelError:
                 pass  # the server gives up on an unanswered request itself
 
+    async def standing(self, hooks: Hooks) -> None:
+        """Read the session's standalone ``GET`` stream (what the server sends outside any request)
+        into ``hooks`` until the server ends it; a server that serves none (405, no session) ends it
+        at once. The caller bounds it (the session's life)."""
+        if self.session_id is None:
+            return
+        headers = self._headers({"accept": "text/event-stream"})
+        headers.pop("content-type", None)
+        if self.last_version:
+            headers["mcp-protocol-version"] = self.last_version
+        # No read timeout: the stream is quiet until the server has something to say.
+        timeout = httpx2.Timeout(None, connect=self.timeout.connect)
+        try:
+            async with stream_within_origin(self.client, "GET", self.url, headers=headers,
+                                            timeout=timeout) as response:
+                content_type = response.headers.get("content-type", "").lower()
+                if response.status_code != 200 or not content_type.startswith("text/event-stream"):
+                    return
+                events = httpx2.EventSource(response, max_event_size=self.max_event_bytes)
+                async for event in events:
+                    if event.event != "message" or not event.data:
+                        continue
+                    self._check_depth(event.data.encode())
+                    parsed = loads(event.data)
+                    if isinstance(parsed, dict) and isinstance(parsed.get("method"), str):
+                        await self._server_message(parsed, hooks)
+        except (httpx2.HTTPError, httpx2.SSEError, ValueError) as exc:
+            raise ChannelError(f"the standalone stream ended: {type(exc).__name__}") from exc
+
     def _check_depth(self, text: bytes) -> None:
         if json_depth_exceeds(text, self.max_depth):
             raise ChannelError(f"the answer nests JSON deeper than {self.max_depth} levels "

@@ -12,7 +12,13 @@ Every request is bounded by a per-server concurrency limit and a timeout. A sess
 process died, the connection closed) is dropped and opened again on the next request; a request the
 upstream refused only because it forgot our session (it restarted: HTTP 404, or 400 with ``-32000``)
 is sent once more on a new session, since the upstream never ran it. Idle sessions are closed after
-``idle_seconds``, and at most ``max_sessions`` are kept per server (the least recently used goes).
+``idle_seconds`` (not while the caller has resource subscriptions on them), and at most
+``max_sessions`` are kept per server (the least recently used goes).
+
+What a session's server sends outside any request goes to the pool's ``standing``, naming the server
+and the caller (``upstream.standing``): the pool holds a handshake-era HTTP session's standalone GET
+stream open, and a 2026-07-28 session's ``subscriptions/listen`` while the caller subscribes there
+(:meth:`UpstreamPool.subscribe`).
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio
@@ -34,6 +41,7 @@ from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError, Sessi
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import HttpChannel
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, Session, negotiate
+from toolvet.upstream.standing import NO_STANDING, SessionHooks, Standing, WithSession, listen_params
 from toolvet.upstream.streams import StreamChannel, open_sse, open_stdio
 from toolvet.upstream.target import Target
 
@@ -48,7 +56,14 @@ Key = tuple[str, str, bool]  # (server name, caller, whether the handshake era i
 class _Pooled:
     target: Target
     session: Session
+    #: Where what no request claims goes (the caller's, see ``upstream.standing``).
+    hooks: Hooks = NO_HOOKS
     used: float = field(default_factory=time.monotonic)
+    #: The task holding the session's standing stream open (handshake-era HTTP), or its
+    #: ``subscriptions/listen`` (2026-07-28), ended with the session.
+    standing: anyio.CancelScope | None = None
+    #: The resources the caller subscribed to on a 2026-07-28 session (its listen filter).
+    uris: set[str] = field(default_factory=set)
 
     @property
     def alive(self) -> bool:
@@ -66,16 +81,22 @@ class UpstreamPool:
     per_server: int = 16
     idle_seconds: float = 300.0
     max_sessions: int = 64
+    #: Standing streams held open at once, over every server (each holds one HTTP connection of the
+    #: shared client's pool); a session opened past it gets none.
+    max_standing: int = 128
     max_event_bytes: int = 16 * 1024 * 1024
     max_depth: int = 64
     #: What toolvet declares to upstream servers (they may adapt their lists to it).
     capabilities: dict[str, Any] = field(default_factory=dict)
     #: Which addresses SSE connections may reach (HTTP ones go through ``http``'s own guard).
     guard: AddressGuard = field(default_factory=AddressGuard)
+    #: Who hears what sessions are sent outside any request (the gateway sets its own).
+    standing: Standing = NO_STANDING
     _sessions: dict[Key, _Pooled] = field(default_factory=dict)
     _limiters: dict[str, anyio.CapacityLimiter] = field(default_factory=dict)
     _opening: dict[Key, anyio.Lock] = field(default_factory=dict)
     _tg: anyio.abc.TaskGroup | None = None
+    _standing: int = 0
 
     @asynccontextmanager
     async def run(self) -> AsyncIterator[UpstreamPool]:
@@ -107,7 +128,7 @@ class UpstreamPool:
                 for attempt in range(2):
                     pooled = await self._session(key, target)
                     try:
-                        return await pooled.session.request(method, params, hooks)
+                        return await pooled.session.request(method, params, WithSession(hooks, pooled.hooks))
                     except SessionExpired as exc:
                         await self.drop(key)
                         if attempt == 0:
@@ -137,7 +158,7 @@ class UpstreamPool:
                 await self.drop(key)
             try:
                 with anyio.fail_after(self.connect_timeout):
-                    pooled = await self._open(target, key[2])
+                    pooled = await self._open(target, key)
             except TimeoutError:
                 raise UpstreamError(f"{key[0]}: could not connect within {self.connect_timeout:g} s") from None
             except Exception as exc:
@@ -146,7 +167,9 @@ class UpstreamPool:
             self._sessions[key] = pooled
             return pooled
 
-    async def _open(self, target: Target, handshake: bool) -> _Pooled:
+    async def _open(self, target: Target, key: Key) -> _Pooled:
+        server, caller, handshake = key
+        hooks = SessionHooks(self.standing, server, caller)
         if target.transport == "streamable-http":
             if not target.url:
                 raise ProtocolError("the server has no url")
@@ -154,13 +177,39 @@ class UpstreamPool:
                                   timeout=httpx2.Timeout(self.call_timeout, connect=self.connect_timeout),
                                   max_response_bytes=64 * 1024 * 1024, max_event_bytes=self.max_event_bytes,
                                   max_depth=self.max_depth, auth=target.auth)
-            return _Pooled(target, await negotiate(channel, self.capabilities, handshake_first=handshake))
+            pooled = _Pooled(target, await negotiate(channel, self.capabilities, handshake_first=handshake), hooks)
+            if not pooled.session.modern and channel.session_id is not None:
+                self._stand(pooled, partial(channel.standing, hooks))
+            return pooled
         if self._tg is None:
             raise RuntimeError("UpstreamPool.run() is not entered")
-        pooled: _Pooled = await self._tg.start(self._own, target, handshake)
-        return pooled
+        started: _Pooled = await self._tg.start(self._own, target, handshake, hooks)
+        return started
 
-    async def _own(self, target: Target, handshake: bool, *, task_status: anyio.abc.TaskStatus[_Pooled]) -> None:
+    def _stand(self, pooled: _Pooled, run: Callable[[], Awaitable[Any]]) -> None:
+        """Run ``run`` (a standing stream of ``pooled``'s) in a task of the pool's until the session ends
+        or the next standing stream replaces it."""
+        if pooled.standing is not None:
+            pooled.standing.cancel()
+        if self._tg is None or self._standing >= self.max_standing:
+            log.info("%d standing streams are open: this session gets none", self._standing)
+            return
+        scope = pooled.standing = anyio.CancelScope()
+        self._standing += 1
+
+        async def stand() -> None:
+            try:
+                with scope:
+                    await run()
+            except (ChannelError, RpcError, ProtocolError) as exc:
+                log.info("an upstream's standing stream ended: %s", exc)
+            finally:
+                self._standing -= 1
+
+        self._tg.start_soon(stand)
+
+    async def _own(self, target: Target, handshake: bool, hooks: Hooks, *,
+                   task_status: anyio.abc.TaskStatus[_Pooled]) -> None:
         """The task that holds one stream session open, from its start until it is dropped or dies."""
         started = False
         try:
@@ -169,15 +218,17 @@ class UpstreamPool:
                     if not target.url:
                         raise ProtocolError("the server has no url")
                     opened = open_sse(target.url, target.headers, connect_timeout=self.connect_timeout,
-                                      read_timeout=self.call_timeout, guard=self.guard)
+                                      read_timeout=self.call_timeout, guard=self.guard, on_notification=hooks)
                 else:
                     if not target.command:
                         raise ProtocolError("the server has no command")
                     # The exit stack is the context manager: it closes the file when the session ends.
                     errlog = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))  # noqa: SIM115
-                    opened = open_stdio(target.command, list(target.args), target.env, target.cwd, errlog)
+                    opened = open_stdio(target.command, list(target.args), target.env, target.cwd, errlog,
+                                        on_notification=hooks)
                 channel: StreamChannel = await stack.enter_async_context(opened)
-                pooled = _Pooled(target, await negotiate(channel, self.capabilities, handshake_first=handshake))
+                pooled = _Pooled(target, await negotiate(channel, self.capabilities, handshake_first=handshake),
+                                 hooks)
                 task_status.started(pooled)
                 started = True
                 await channel.closed.wait()
@@ -196,7 +247,7 @@ class UpstreamPool:
             await anyio.sleep(min(self.idle_seconds, 30.0))
             now = time.monotonic()
             for key, pooled in list(self._sessions.items()):
-                if now - pooled.used > self.idle_seconds:
+                if now - pooled.used > self.idle_seconds and not pooled.uris:  # subscribed: kept
                     await self.drop(key)
 
     async def drop(self, key: Key) -> None:
@@ -204,12 +255,64 @@ class UpstreamPool:
         pooled = self._sessions.pop(key, None)
         if pooled is None:
             return
+        if pooled.standing is not None:
+            pooled.standing.cancel()
         channel = pooled.session.channel
         if isinstance(channel, StreamChannel):
             channel.closed.set()  # its owner task leaves the transport, which ends the process
         elif isinstance(channel, HttpChannel):
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
                 await channel.close()
+
+    async def notify(self, caller: str, method: str, params: dict[str, Any] | None) -> None:
+        """Send a notification on each of ``caller``'s handshake-era sessions (the client's
+        ``notifications/roots/list_changed``: the 2026-07-28 era has none); best effort, bounded."""
+        for key, pooled in list(self._sessions.items()):
+            if key[1] != caller or pooled.session.modern:
+                continue
+            with anyio.move_on_after(self.connect_timeout):
+                try:
+                    await pooled.session.notify(method, params)
+                except (ChannelError, RpcError, SessionExpired) as exc:
+                    log.info("%s: could not pass on %s: %s", key[0], method, exc)
+
+    async def subscribe(self, server: str, target: Target, uri: str, *, caller: str = "", hooks: Hooks = NO_HOOKS,
+                        handshake: bool = False, on: bool = True) -> None:
+        """Subscribe ``caller`` to updates of ``uri`` on ``server`` (``on=False``: unsubscribe).
+
+        A handshake-era session is sent ``resources/subscribe`` (or ``unsubscribe``); a 2026-07-28 one,
+        which has no such request, gets its ``subscriptions/listen`` opened again with the caller's
+        resources. Raises UpstreamError as :meth:`call` does.
+        """
+        key = (server, caller, handshake)
+        pooled = await self._session(key, target)
+        if not pooled.session.modern:
+            method = "resources/subscribe" if on else "resources/unsubscribe"
+            await self.call(server, target, method, {"uri": uri}, caller=caller, hooks=hooks, handshake=handshake)
+        if on:
+            pooled.uris.add(uri)
+        else:
+            pooled.uris.discard(uri)
+        if not pooled.session.modern:
+            return
+        if not pooled.uris:
+            if pooled.standing is not None:
+                pooled.standing.cancel()
+            return
+        self._stand(pooled, partial(self._listen, pooled, set(pooled.uris)))
+
+    async def _listen(self, pooled: _Pooled, uris: set[str]) -> None:
+        """Hold a 2026-07-28 ``subscriptions/listen`` open for ``uris``, opening it again when the server
+        ends it (at most once a second, until the session ends or the filter changes)."""
+        while pooled.alive:
+            try:
+                await pooled.session.request("subscriptions/listen", listen_params(uris), pooled.hooks)
+            except RpcError as exc:
+                log.info("an upstream refused subscriptions/listen: %s", exc)
+                return
+            except ChannelError as exc:  # a quiet stream timed out, or the connection broke: listen again
+                log.debug("an upstream's subscriptions/listen ended: %s", exc)
+            await anyio.sleep(1.0)
 
     async def drop_server(self, server: str) -> None:
         """Forget every caller's session to ``server``."""

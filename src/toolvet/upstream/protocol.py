@@ -51,7 +51,7 @@ from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError
 __all__ = [
     "CLIENT_INFO", "NO_HOOKS", "RELAYED_CAPABILITIES", "Channel", "ChannelError", "Hooks", "ProtocolError",
     "RpcError", "Session",
-    "TimedChannel", "is_input_required", "negotiate", "wire",
+    "TimedChannel", "is_input_required", "is_task_created", "negotiate", "wire",
 ]
 
 
@@ -67,9 +67,12 @@ CLIENT_INFO: Final[dict[str, str]] = {"name": "toolvet", "version": _client_vers
 NO_CAPABILITIES: Final[dict[str, Any]] = {}
 #: What toolvet declares where it forwards calls, and to discovery so that a server lists the same
 #: tools to both: the server-to-client requests the gateway relays to the calling client (which
-#: refuses them, saying why, when that client cannot answer). Roots are not declared: they belong
-#: to one client's workspace, which a pooled upstream session does not have.
-RELAYED_CAPABILITIES: Final[dict[str, Any]] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
+#: refuses them, saying why, when that client cannot answer). Roots are relayed too: a pooled
+#: session belongs to one caller, so its ``roots/list`` goes to that caller's client, and the
+#: client's ``notifications/roots/list_changed`` to that caller's sessions.
+RELAYED_CAPABILITIES: Final[dict[str, Any]] = {
+    "elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {"listChanged": True},
+}
 
 
 class Hooks:
@@ -104,6 +107,11 @@ class Hooks:
 def is_input_required(result: Any) -> bool:
     """Whether a result is a 2026-07-28 ``InputRequiredResult`` (the server needs input first)."""
     return isinstance(result, dict) and result.get("resultType") == "input_required"
+
+
+def is_task_created(result: Any) -> bool:
+    """Whether a ``tools/call`` result is a ``CreateTaskResult`` (the call runs on as a task, 2025-11-25)."""
+    return isinstance(result, dict) and isinstance(result.get("task"), dict) and "content" not in result
 
 
 #: The hooks of a client that offers nothing (see :class:`Hooks`).

@@ -6,9 +6,10 @@ objects whose ``JSONRPCResponse.result`` is the raw result dict, so nothing of a
 
 :func:`open_stream` wraps one in a :class:`StreamChannel` and starts a reader task beside it: any
 number of requests may be open at once; each answer is handed to the request with its id, progress
-notifications to the request that asked for them (by ``progressToken``), other notifications and the
-server's own requests to the hooks of the latest open request (or answered by the default hooks when
-none is open). A request whose caller gives up is cancelled upstream with ``notifications/cancelled``.
+notifications to the request that asked for them (by ``progressToken``), notifications about the
+session (resource updates, list changes) to ``on_notification``, other notifications and the
+server's own requests to the hooks of the latest open request (or to ``on_notification`` when none
+is open). A request whose caller gives up is cancelled upstream with ``notifications/cancelled``.
 
 Both SDK transports are anyio task groups: the task that enters :func:`open_stream` must be the one
 that leaves it. A pooled connection therefore lives in a task of its own (see ``upstream.pool``).
@@ -35,6 +36,7 @@ from toolvet.upstream.errors import ChannelError, RpcError
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import answer
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, wire
+from toolvet.upstream.standing import SESSION_NOTIFICATIONS
 
 __all__ = ["EXTRA_INHERITED_ENV_VARS", "StderrTail", "StreamChannel", "open_sse", "open_stdio", "stdio_env"]
 
@@ -170,6 +172,8 @@ class StreamChannel:
             token = (params or {}).get("progressToken")
             if message.method == "notifications/progress" and token in self._progress:
                 hooks = self._progress[token].hooks
+            elif message.method in SESSION_NOTIFICATIONS:
+                hooks = self.on_notification  # about the session, not about the request that is open
             else:
                 hooks = self._latest()
             tg.start_soon(hooks.notification, message.method, params)
