@@ -14,6 +14,7 @@ from toolvet.schemas.calls import ApproveIn, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
 from toolvet.services import calls
 from toolvet.services.auth import Permission, Role
+from toolvet.services.mcp_sessions import INTERNAL_EVENT
 
 router = APIRouter(tags=["calls"])
 #: Routes a caller without a token may use at a ``noauth`` tool (mounted without the token check).
@@ -73,6 +74,8 @@ async def events(ctx: ContextDep, principal: PrincipalDep, request: Request) -> 
             while not await request.is_disconnected():
                 with anyio.move_on_after(15):
                     event = await inbox.receive()  # type: ignore[attr-defined]
+                    if event.get("type") == INTERNAL_EVENT:
+                        continue  # replicas' own traffic (MCP sessions), not a call event
                     if principal.role is Role.CONSUMER and event.get("user") not in (None, principal.user):
                         continue
                     yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()

@@ -12,6 +12,7 @@ from toolvet.console.visit import PREFIX, Visit
 from toolvet.errors import InvalidInput
 from toolvet.services import calls
 from toolvet.services.auth import Permission
+from toolvet.services.mcp_sessions import INTERNAL_EVENT
 
 KEEP_ALIVE = 15.0
 #: A stream ends after this long and the browser reconnects, so a revoked token stops listening soon.
@@ -55,6 +56,8 @@ async def call_events(visit: Visit) -> Response:
                     with anyio.move_on_after(KEEP_ALIVE):
                         event = await inbox.receive()  # type: ignore[attr-defined]
                         kind = str(event.get("type", "message"))
+                        if kind == INTERNAL_EVENT:
+                            continue  # replicas' own traffic (MCP sessions), not a call event
                         yield f"event: {kind}\ndata: {json.dumps({'type': kind})}\n\n".encode()
                         continue
                     yield b": keep-alive\n\n"
