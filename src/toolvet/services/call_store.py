@@ -7,9 +7,11 @@ are run in worker threads (they block on the database).
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from toolvet.db.models import AuditEntry, PendingCall, Server, Tool, ToolSettings
@@ -50,11 +52,52 @@ def bounded_row(ctx: Context, row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "arguments": kept_arguments, "result": kept_result}
 
 
-def store_pending(ctx: Context, principal: Principal, call: CallOut) -> None:
+def store_pending(ctx: Context, principal: Principal, call: CallOut, intent: str | None = None) -> CallOut:
+    """Store a pending call, unless it repeats one (same ``intent``) that is pending, or that finished
+    with no caller given its outcome: then that call, which the retry waits on or collects."""
+    if intent is not None and (earlier := find_intent(ctx, intent, call)) is not None:
+        return earlier
+    try:
+        with ctx.db.transaction() as session:
+            session.add(PendingCall(**bounded_row(ctx, row_of(call)), intent=intent, waited_at=call.created_at))
+            audit.record(session, principal, "call.pending", "tool", f"tool:{call.server_type}/{call.tool_name}",
+                         None, audit_view(call))
+    except IntegrityError:
+        # The same intent was stored by another replica a moment ago: that one is the call.
+        earlier = find_intent(ctx, intent, call) if intent is not None else None
+        if earlier is None:
+            raise
+        return earlier
+    return call
+
+
+def find_intent(ctx: Context, intent: str, call: CallOut) -> CallOut | None:
+    """The call a retry repeats: pending with the same intent, or finished within ``approval_ttl``
+    and never delivered (its waiting replica died); the latter is delivered now."""
+    since = call.created_at - timedelta(seconds=ctx.settings.approval_ttl)
     with ctx.db.transaction() as session:
-        session.add(PendingCall(**bounded_row(ctx, row_of(call))))
-        audit.record(session, principal, "call.pending", "tool", f"tool:{call.server_type}/{call.tool_name}",
-                     None, audit_view(call))
+        row = session.scalars(
+            select(PendingCall).where(PendingCall.intent == intent, PendingCall.created_at >= since,
+                                      PendingCall.delivered.is_(False),
+                                      PendingCall.status.notin_(("expired", "cancelled")))
+            .order_by(PendingCall.created_at.desc()).limit(1)).first()
+        if row is None:
+            return None
+        if row.status != CallStatus.PENDING.value:
+            row.delivered = True
+        return out_of(row)
+
+
+def heartbeat(ctx: Context, call_id: str) -> None:
+    """The waiting process still waits for this pending call."""
+    with ctx.db.transaction() as session:
+        session.execute(update(PendingCall).where(PendingCall.id == call_id).values(waited_at=utcnow()))
+
+
+def delivered(ctx: Context, call_id: str) -> None:
+    """A caller was given the call's outcome: a retry makes a new call."""
+    with ctx.db.transaction() as session:
+        session.execute(update(PendingCall).where(PendingCall.id == call_id).values(delivered=True))
 
 
 def load(ctx: Context, call_id: str) -> CallOut:
