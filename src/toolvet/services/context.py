@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the services that set these import this module
     from toolvet.services.auth import Principal
     from toolvet.services.calls import CallService
     from toolvet.services.discovery_writer import ProcessWriter
+    from toolvet.services.rate_limit import RateLimiter
 
 
 @dataclass
@@ -35,6 +36,8 @@ class Context:
     #: Principals of tokens the gateway authenticated lately (for ``toolvet.cache.READ_TTL``), by token;
     #: revoking a token in this process clears it, so the revocation holds at once on every route.
     principals: TtlCache[str, Principal] = field(default_factory=TtlCache)
+    #: The per-token request counter (``services.rate_limit``), made on first use.
+    rate_limiter: RateLimiter | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Context:
