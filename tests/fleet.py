@@ -99,6 +99,11 @@ class RoundRobin:
             except httpx2.ConnectError:
                 self.dead.add(replica)  # refused: that replica is down, the request never reached it
                 continue
+            except httpx2.TransportError:
+                # Cut before it answered (a kept-alive connection to a replica that died): the request
+                # may have reached it, so it is not sent again here; the client retries.
+                self.dead.add(replica)
+                return Response(b"the replica went away", status_code=502)
             record = Forwarded(request.method, body, replica)
             self.forwarded.append(record)
             passed = [(k, v) for k, v in response.headers.items() if k.lower() not in _HOP]
