@@ -3,11 +3,15 @@ was given is collected by the retry instead of the tool running again."""
 
 from __future__ import annotations
 
+import httpx2
 import pytest
 
 from tests.services.test_calls import ALICE, add, registered
 from tests.upstreams import modern_http_server
+from toolvet.api.app import create_app
 from toolvet.schemas.calls import CallStatus
+from toolvet.schemas.tools import TokenCreate
+from toolvet.services import tokens
 from toolvet.services.calls import CallService
 
 pytestmark = pytest.mark.anyio
@@ -45,3 +49,20 @@ async def test_an_approved_call_nobody_waited_for_is_collected_by_the_retry_and_
     assert collected.id == made.id and collected.status is CallStatus.DONE
     assert collected.result is not None and collected.result["structuredContent"] == {"result": 5}
     assert again.id != made.id and again.status is CallStatus.PENDING  # the outcome was delivered: a new call
+
+
+async def test_over_rest_an_idempotency_key_makes_the_retry_that_call(ctx, admin):
+    consumer = tokens.create_token(ctx, admin, TokenCreate(role="consumer", user="alice", name="app")).token
+    with modern_http_server() as up:
+        await registered(ctx, admin, up.url)
+        app = create_app(ctx)
+        body = {"server_type": "up", "tool_name": "tool_0", "arguments": {"a": 4, "b": 4}}
+        async with CallService(ctx), httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app),
+                                                         base_url="http://toolvet") as client:
+            auth = {"Authorization": f"Bearer {consumer}"}
+            keyed = [(await client.post("/api/v1/calls", json=body, headers={**auth, "Idempotency-Key": "k1"}))
+                     for _ in range(2)]
+            unkeyed = [(await client.post("/api/v1/calls", json=body, headers=auth)) for _ in range(2)]
+    assert [r.status_code for r in keyed + unkeyed] == [202] * 4
+    assert keyed[0].json()["id"] == keyed[1].json()["id"]
+    assert len({r.json()["id"] for r in unkeyed} | {keyed[0].json()["id"]}) == 3  # no key: each is a call

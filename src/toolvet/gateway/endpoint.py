@@ -384,7 +384,7 @@ class Endpoint:
         elicit = None if modern else self._elicitation(ctx)
         submit = partial(self.service.submit, principal, data, wait=self.ctx.settings.approval_wait,
                          elicit=elicit, asks_in_answer=asks, meta=_request_meta(ctx, self._level(ctx)),
-                         resume=resume, caller=_session_id(ctx) or "")
+                         resume=resume, caller=_caller_identity(ctx))
         if modern and _can_answer_questions(ctx):
             # A 2026-07-28 client cannot be asked mid-call: the call runs in a task of this endpoint's,
             # and a question its upstream asks becomes an InputRequiredResult (gateway.conversation).
@@ -679,6 +679,14 @@ class Endpoint:
 async def _notify(connection: Connection) -> None:
     with anyio.move_on_after(5):
         await connection.send_tool_list_changed()  # best effort: it never raises
+
+
+def _caller_identity(ctx: ServerRequestContext[Any]) -> str:
+    """Who the client is, for a call's intent (``services.call_intents``): its handshake-era session,
+    or the JSON-RPC id of a 2026-07-28 request (a client that retries with the same id)."""
+    if (session_id := _session_id(ctx)) is not None:
+        return f"session:{session_id}"
+    return f"request:{ctx.request_id}" if ctx.request_id is not None else ""
 
 
 def _session_id(ctx: ServerRequestContext[Any]) -> str | None:

@@ -259,11 +259,14 @@ class Sessions:
             if copy.state.owner != owner:
                 return None
             if time.monotonic() - copy.checked > READ_TTL:
-                # Ended through another replica meanwhile? (The bus says so at once; this holds without it.)
+                # Ended, or its log level set, through another replica? (The bus says so at once; this
+                # holds without it.)
                 copy.checked = time.monotonic()
-                if await anyio.to_thread.run_sync(mcp_sessions.state_of, self.ctx, copy.state) is None:
+                fresh = await anyio.to_thread.run_sync(mcp_sessions.state_of, self.ctx, copy.state)
+                if fresh is None:
                     self._discard(copy)
                     return None
+                copy.log_level = fresh.log_level or copy.log_level
             return copy
         state = self.signer.check(session_id)
         if state is None or state.endpoint != self.key or state.owner != owner:

@@ -298,7 +298,7 @@ class CallService:
         pending = call.model_copy(update={
             "status": CallStatus.PENDING,
             "expires_at": now + timedelta(seconds=self.ctx.settings.approval_ttl)})
-        intent = call_intents.digest(principal, pending, caller)
+        intent = call_intents.digest(principal, pending, caller) if caller else None
         stored = await anyio.to_thread.run_sync(call_store.store_pending, self.ctx, principal, pending, intent)
         if stored.id != pending.id:
             # A retry of a call already made (its caller's replica died, or it asked again): no second

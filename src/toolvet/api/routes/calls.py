@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import Annotated
 
 import anyio
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import StreamingResponse
 
 from toolvet.api.deps import CallerDep, ContextDep, Limit, Offset, PrincipalDep
@@ -22,12 +23,18 @@ open_router = APIRouter(tags=["calls"])
 
 
 @open_router.post("/calls", responses={202: {"description": "Pending: an approver must decide"}})
-async def create_call(ctx: ContextDep, principal: CallerDep, data: CallCreate, response: Response) -> CallOut:
+async def create_call(
+    ctx: ContextDep, principal: CallerDep, data: CallCreate, response: Response,
+    idempotency_key: Annotated[str | None, Header(max_length=200, description=(
+        "Makes a retry resume the call it repeats: a call with the same key, token, tool and arguments "
+        "as one still pending (or one that finished unseen) is that call, not another."))] = None,
+) -> CallOut:
     """Call a tool. 200 with the result when it ran (or its arguments were invalid: ``status``
     ``invalid``, the result an error result naming the field); 202 when it waits for an approver.
     The tool's ``securitySchemes`` are enforced as on ``/mcp``: 401 without a token (unless the tool
     is ``noauth``), 403 naming the OAuth scopes the token lacks."""
-    call = await calls.service(ctx).submit(principal, data)
+    caller = f"key:{idempotency_key}" if idempotency_key else ""
+    call = await calls.service(ctx).submit(principal, data, caller=caller)
     if call.status is CallStatus.PENDING:
         response.status_code = 202
     return call
