@@ -73,8 +73,6 @@ COPY_IDLE_SECONDS: Final = 600.0
 MAX_COPIES: Final = 10_000
 #: Where the opening request's session id waits for the middleware that records the session.
 OPENING_KEY: Final = "toolvet.mcp_session"
-#: Every process's own name on the bus, so it skips what it published itself.
-REPLICA: Final = uuid.uuid4().hex
 
 
 @dataclass
@@ -161,6 +159,8 @@ class Sessions:
         self.security = security
         self.modern = StreamableHTTPSessionManager(app=server, stateless=True, security_settings=security)
         self.signer = mcp_sessions.Signer(ctx.settings)
+        #: This endpoint's own name on the bus, so it skips what it published itself.
+        self.origin = uuid.uuid4().hex
         self._copies: dict[str, _Copy] = {}
         self._by_reference: dict[str, str] = {}
         self._tg: anyio.abc.TaskGroup | None = None
@@ -208,14 +208,14 @@ class Sessions:
                 return
             if _answers_only(body):
                 # The client answers what a server asked it; the asking copy may live in another replica.
-                self.events.publish({"type": INTERNAL_EVENT, "kind": "mcp-answers", "origin": REPLICA,
+                self.events.publish({"type": INTERNAL_EVENT, "kind": "mcp-answers", "origin": self.origin,
                                      "endpoint": self.key, "session": reference, "body": body.decode()})
             receive = replay(body, receive)
         elif scope["method"] == "DELETE":
             # A busy database holds up the client's goodbye a second at most; the end is recorded anyway.
             with anyio.move_on_after(1):
                 await self._record_end(copy.state)
-            self.events.publish({"type": INTERNAL_EVENT, "kind": "mcp-ended", "origin": REPLICA,
+            self.events.publish({"type": INTERNAL_EVENT, "kind": "mcp-ended", "origin": self.origin,
                                  "endpoint": self.key, "session": reference})
         await copy.transport.handle_request(scope, receive, send)
         if copy.transport.is_terminated:
@@ -350,7 +350,7 @@ class Sessions:
             return
         await anyio.to_thread.run_sync(mcp_sessions.set_log_level, self.ctx, copy.state, level)
         copy.log_level = level
-        self.events.publish({"type": INTERNAL_EVENT, "kind": "mcp-log-level", "origin": REPLICA,
+        self.events.publish({"type": INTERNAL_EVENT, "kind": "mcp-log-level", "origin": self.origin,
                              "endpoint": self.key, "session": mcp_sessions.reference(session_id), "level": level})
 
     def connections(self) -> list[Connection]:
@@ -366,7 +366,7 @@ class Sessions:
     async def _follow_bus(self) -> None:
         async with self.events.subscribe() as inbox:
             async for event in inbox:
-                if event.get("type") != INTERNAL_EVENT or event.get("origin") == REPLICA:
+                if event.get("type") != INTERNAL_EVENT or event.get("origin") == self.origin:
                     continue
                 if event.get("endpoint") != self.key:
                     continue
