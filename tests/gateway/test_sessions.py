@@ -84,8 +84,9 @@ async def test_a_session_id_is_only_good_as_signed_and_until_it_ends(toolvet: To
                     session = opened.headers["mcp-session-id"]
                     on_other = await http.post(f"{second.url}/mcp", json=ping,
                                                headers={**accept, "Mcp-Session-Id": session})
+                    altered = session[:-1] + ("B" if session.endswith("A") else "A")
                     forged = await http.post(f"{second.url}/mcp", json=ping,
-                                             headers={**accept, "Mcp-Session-Id": session[:-2] + "AA"})
+                                             headers={**accept, "Mcp-Session-Id": altered})
                 async with toolvet.http(toolvet.ops) as http:
                     stranger = await http.post(f"{second.url}/mcp", json=ping,
                                                headers={**accept, "Mcp-Session-Id": session})
