@@ -3,15 +3,21 @@ was given is collected by the retry instead of the tool running again."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+import anyio
 import httpx2
 import pytest
+from sqlalchemy import update
 
 from tests.services.test_calls import ALICE, add, registered
 from tests.upstreams import modern_http_server
 from toolvet.api.app import create_app
+from toolvet.db.models import PendingCall
+from toolvet.db.types import utcnow
 from toolvet.schemas.calls import CallStatus
 from toolvet.schemas.tools import TokenCreate
-from toolvet.services import tokens
+from toolvet.services import call_intents, tokens
 from toolvet.services.calls import CallService
 
 pytestmark = pytest.mark.anyio
@@ -66,3 +72,20 @@ async def test_over_rest_an_idempotency_key_makes_the_retry_that_call(ctx, admin
     assert [r.status_code for r in keyed + unkeyed] == [202] * 4
     assert keyed[0].json()["id"] == keyed[1].json()["id"]
     assert len({r.json()["id"] for r in unkeyed} | {keyed[0].json()["id"]}) == 3  # no key: each is a call
+
+
+async def test_a_pending_call_whose_waiter_went_silent_is_marked_orphaned(ctx, admin, operator):
+    with modern_http_server() as up:
+        await registered(ctx, admin, up.url)
+        async with CallService(ctx) as service:
+            with anyio.move_on_after(1.0):  # the client waits a moment, then its replica "dies"
+                await service.submit(ALICE, add(1, 1), caller="session-1", wait=30.0)
+            unwaited = await service.submit(ALICE, add(2, 2), caller="session-1")  # nobody waits on it
+            (waited,) = [c for c in service.list(operator).items if c.arguments == {"a": 1, "b": 1}]
+            fresh = waited.orphaned
+            silent = utcnow() - timedelta(seconds=call_intents.ORPHANED_SECONDS + 1)
+            with ctx.db.transaction() as session:
+                session.execute(update(PendingCall).where(PendingCall.id == waited.id).values(waited_at=silent))
+            later = service.get(operator, waited.id)
+    assert not fresh and later.orphaned
+    assert not service.get(operator, unwaited.id).orphaned

@@ -20,7 +20,7 @@ from toolvet.domain.policy import ApprovalFloor, stricter
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound
 from toolvet.schemas.calls import CallOut, CallStatus
 from toolvet.schemas.common import Page
-from toolvet.services import audit
+from toolvet.services import audit, call_intents
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.bounds import bounded_result, bounded_value, json_size
 from toolvet.services.call_journal import bounded_entries
@@ -52,14 +52,17 @@ def bounded_row(ctx: Context, row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "arguments": kept_arguments, "result": kept_result}
 
 
-def store_pending(ctx: Context, principal: Principal, call: CallOut, intent: str | None = None) -> CallOut:
+def store_pending(ctx: Context, principal: Principal, call: CallOut, intent: str | None = None, *,
+                  waits: bool = False) -> CallOut:
     """Store a pending call, unless it repeats one (same ``intent``) that is pending, or that finished
-    with no caller given its outcome: then that call, which the retry waits on or collects."""
+    with no caller given its outcome: then that call, which the retry waits on or collects. ``waits``:
+    this process waits on it for its client (and says so, ``heartbeat``)."""
     if intent is not None and (earlier := find_intent(ctx, intent, call)) is not None:
         return earlier
     try:
         with ctx.db.transaction() as session:
-            session.add(PendingCall(**bounded_row(ctx, row_of(call)), intent=intent, waited_at=call.created_at))
+            session.add(PendingCall(**bounded_row(ctx, row_of(call)), intent=intent,
+                                    waited_at=call.created_at if waits else None))
             audit.record(session, principal, "call.pending", "tool", f"tool:{call.server_type}/{call.tool_name}",
                          None, audit_view(call))
     except IntegrityError:
@@ -242,13 +245,20 @@ def row_of(call: CallOut) -> dict[str, Any]:
             "error": call.error}
 
 
+def orphaned(row: PendingCall) -> bool:
+    """Pending, and its waiter has been silent too long (``services.call_intents``)."""
+    if row.status != CallStatus.PENDING.value or row.waited_at is None:
+        return False
+    return row.waited_at < utcnow() - timedelta(seconds=call_intents.ORPHANED_SECONDS)
+
+
 def out_of(row: PendingCall) -> CallOut:
     return CallOut(id=row.id, user=row.user, scope=row.scope, server_type=row.server_type, tool_name=row.tool_name,
                    arguments=row.arguments, fingerprint=row.fingerprint, status=CallStatus(row.status),
                    auto_allow=row.auto_allow, reasons=list(row.reasons or []), created_at=row.created_at,
                    expires_at=row.expires_at, decided_by=row.decided_by, decided_at=row.decided_at,
                    allow_always=row.allow_always, approval=ApprovalFloor(row.approval), result=row.result,
-                   error=row.error)
+                   error=row.error, orphaned=orphaned(row))
 
 
 def audit_view(call: CallOut) -> dict[str, Any]:

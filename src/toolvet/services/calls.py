@@ -13,11 +13,13 @@ together share one transaction).
 from __future__ import annotations
 
 import logging
+import math
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 from typing import Any, Literal
 
 import anyio
@@ -299,7 +301,8 @@ class CallService:
             "status": CallStatus.PENDING,
             "expires_at": now + timedelta(seconds=self.ctx.settings.approval_ttl)})
         intent = call_intents.digest(principal, pending, caller) if caller else None
-        stored = await anyio.to_thread.run_sync(call_store.store_pending, self.ctx, principal, pending, intent)
+        stored = await anyio.to_thread.run_sync(partial(call_store.store_pending, self.ctx, principal, pending,
+                                                        intent, waits=wait > 0))
         if stored.id != pending.id:
             # A retry of a call already made (its caller's replica died, or it asked again): no second
             # call; it waits on the first, or collects the outcome nobody was given.
@@ -319,7 +322,7 @@ class CallService:
         """Wait (at most ``wait`` seconds) for a pending call's outcome, saying now and then that this
         process still waits (a call whose waiter stops saying so is orphaned)."""
         event = self._waiters.setdefault(call_id, anyio.Event())
-        said = time.monotonic()
+        said = -math.inf  # said at once: a call resumed by a retry is no longer orphaned
         try:
             with anyio.move_on_after(wait):
                 while True:
