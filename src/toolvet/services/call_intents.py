@@ -1,10 +1,12 @@
 """A call's intent: who asked for what, so that a retry resumes the call it repeats.
 
 A pending call belongs to its caller: the token that made it, the user and scope it is made for, the
-tool, its arguments, and the client's own identity where it has one (its handshake-era MCP session).
-Their digest is the call's ``intent``; at most one pending call has a given intent (a unique index),
-so a client that asks again, because the replica it waited on died or because its request timed
-out, waits on the call it already made instead of making another, and one approval runs it once.
+tool, its arguments, and the client's own identity: its handshake-era MCP session, the JSON-RPC id
+of a 2026-07-28 request, or the ``Idempotency-Key`` of a REST call. Their digest is the call's
+``intent``; at most one pending call has a given intent (a unique index), so a client that asks
+again, because the replica it waited on died or because its request timed out, waits on the call
+it already made instead of making another, and one approval runs it once. A call whose client gave
+no identity (a REST call without the header) has no intent: two such calls are two calls.
 
 The replica that waits on a pending call says so every :data:`HEARTBEAT_SECONDS` (``waited_at``);
 a pending call whose waiter has not said so for :data:`ORPHANED_SECONDS` is orphaned. An orphaned
