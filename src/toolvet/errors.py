@@ -8,6 +8,7 @@ ToolvetError
 │   └── ReadOnlyField   an attempt to set a field that a person may not set
 ├── Unauthenticated     no or unknown credentials
 ├── Forbidden           the credentials may not do this
+├── RateLimited         the credentials made too many requests this minute; ``retry_after`` seconds
 ├── UpstreamError       an MCP server failed, timed out or answered nonsense
 └── SetupError          the settings name something toolvet cannot use (a database, a home)
 """
@@ -53,6 +54,14 @@ class Unauthenticated(ToolvetError):
 
 class Forbidden(ToolvetError):
     """The credentials are valid but may not do this."""
+
+
+class RateLimited(ToolvetError):
+    """The credentials made more requests this minute than the rate limit allows."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class UpstreamError(ToolvetError):

@@ -75,6 +75,15 @@ class Settings(BaseSettings):
         "Ctrl-C before it cancels them and stops (keep it under the orchestrator's own grace period, 30 s "
         "on Kubernetes by default).",
     )
+    mcp_session_ttl: float = Field(
+        default=86_400.0, gt=0, description="Seconds a handshake-era (2025-11-25) MCP session may go unused "
+        "before it is deleted; any replica serves a session until then.",
+    )
+    rate_limit_per_minute: int = Field(
+        default=0, ge=0, description="Most requests one token makes per minute to the REST API and the MCP "
+        "endpoints, counted across every replica sharing the database (fixed one-minute windows); past it, "
+        "`429` with `Retry-After`. 0 means no limit.",
+    )
     call_timeout: float = Field(default=60.0, gt=0, description="Seconds a forwarded call may take upstream.")
     gateway_tracing: bool = Field(
         default=False, description="Wrap each `/mcp` request in the MCP SDK's OpenTelemetry span (it costs about "

@@ -10,7 +10,16 @@ from typing import Any
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, ToolvetError, Unauthenticated, UpstreamError
+from toolvet.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    RateLimited,
+    ToolvetError,
+    Unauthenticated,
+    UpstreamError,
+)
 
 __all__ = ["ERROR_TABLE", "INTERNAL_MESSAGE", "UnexpectedErrors", "error_body", "replay", "status_for"]
 
@@ -24,6 +33,7 @@ ERROR_TABLE: dict[type[ToolvetError], tuple[int, str]] = {
     InvalidInput: (422, "invalid_input"),
     Unauthenticated: (401, "unauthenticated"),
     Forbidden: (403, "forbidden"),
+    RateLimited: (429, "rate_limited"),
     UpstreamError: (502, "upstream_error"),
     ToolvetError: (400, "bad_request"),
 }

@@ -8,7 +8,7 @@ from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from toolvet.schemas.common import MAX_LIMIT, MAX_OFFSET
-from toolvet.services import tokens
+from toolvet.services import rate_limit, tokens
 from toolvet.services.auth import Principal
 from toolvet.services.context import Context
 
@@ -27,8 +27,11 @@ def get_principal(
     ctx: Annotated[Context, Depends(get_context)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
-    """The principal the request's bearer token stands for; Unauthenticated (401) otherwise."""
-    return tokens.authenticate(ctx, credentials.credentials if credentials else None)
+    """The principal the request's bearer token stands for; Unauthenticated (401) otherwise, and
+    RateLimited (429) past the token's rate limit."""
+    principal = tokens.authenticate(ctx, credentials.credentials if credentials else None)
+    rate_limit.admit(ctx, principal)
+    return principal
 
 
 def get_caller(
@@ -39,7 +42,9 @@ def get_caller(
     without a token may use at a ``noauth`` tool (``POST /calls``, ``/decide``), whose service decides."""
     if credentials is None:
         return None
-    return tokens.authenticate(ctx, credentials.credentials)
+    principal = tokens.authenticate(ctx, credentials.credentials)
+    rate_limit.admit(ctx, principal)
+    return principal
 
 
 ContextDep = Annotated[Context, Depends(get_context)]

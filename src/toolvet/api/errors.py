@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException
 
 from toolvet.errors import (
     InvalidInput,
+    RateLimited,
     ToolvetError,
     Unauthenticated,
 )
@@ -30,6 +31,8 @@ def render(exc: ToolvetError) -> JSONResponse:
     status, kind = status_for(exc)
     field = exc.field if isinstance(exc, InvalidInput) else None
     headers = AUTHENTICATE_HEADERS if isinstance(exc, Unauthenticated) else None
+    if isinstance(exc, RateLimited):
+        headers = {"Retry-After": str(exc.retry_after)}
     return JSONResponse(error_body(kind, exc.message, field), status_code=status, headers=headers)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from toolvet.db.types import Json, UTCDateTime, utcnow
@@ -365,6 +365,41 @@ class PendingCall(Base):
     approval: Mapped[str] = mapped_column(String(10), default="user", server_default="user")
     result: Mapped[dict[str, Any] | None] = mapped_column(Json)
     error: Mapped[str | None] = mapped_column(Text)
+    # Who asked, as one digest (token, tool, arguments, MCP session): a retry of a pending call finds it
+    # here instead of making another (services.call_intents). At most one pending call per intent.
+    intent: Mapped[str | None] = mapped_column(String(64))
+    # When the process waiting on the pending call last said it still waits: a stale one is orphaned.
+    waited_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Whether a caller has been given the call's outcome (an orphaned call's retry collects it once).
+    delivered: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+    __table_args__ = (
+        Index("ix_calls_pending_intent", "intent", unique=True,
+              sqlite_where=text("status = 'pending'"), postgresql_where=text("status = 'pending'")),
+    )
+
+
+class McpSession(Base):
+    """What a handshake-era MCP session's client changed after ``initialize``, or that it ended; the
+    rest of the session is in its signed id (services.mcp_sessions). Keyed by the id's digest."""
+
+    __tablename__ = "mcp_sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    endpoint: Mapped[str] = mapped_column(Text)  # "/mcp", "/mcp/servers/{name}" or "/mcp/sets/{name}"
+    log_level: Mapped[str | None] = mapped_column(String(16))
+    ended: Mapped[bool] = mapped_column(Boolean, default=False)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+
+
+class RateWindow(Base):
+    """Requests one token made in one fixed minute, counted across the fleet (services.rate_limit)."""
+
+    __tablename__ = "rate_windows"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    window: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    count: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class ToolSet(Base):

@@ -19,9 +19,9 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolvet.cache import MISSING
-from toolvet.errors import ToolvetError
+from toolvet.errors import RateLimited, ToolvetError
 from toolvet.jsontext import loads
-from toolvet.services import tokens
+from toolvet.services import rate_limit, tokens
 from toolvet.services.access import NEEDS_TOKEN, Requirement, refusal
 from toolvet.services.auth import Principal
 from toolvet.services.context import Context
@@ -29,6 +29,8 @@ from toolvet.web import replay
 
 PRINCIPAL_KEY: Final = "toolvet.principal"
 METADATA_PATH: Final = "/.well-known/oauth-protected-resource"
+#: The JSON-RPC error code of a request refused by the rate limit (a server-defined code).
+RATE_LIMITED: Final = -32029
 MAX_BODY: Final = 4 * 1024 * 1024  # the SDK's own limit; a bigger body is refused before parsing
 #: The JSON-RPC error code of a call refused for a missing OAuth scope (one of the codes JSON-RPC leaves
 #: to servers): the 403 carries the refusal as a JSON-RPC error too, since clients show a JSON-RPC error's
@@ -182,6 +184,14 @@ class AccessGate:
             # where to get one instead of seeing an empty endpoint.
             await _challenge(scope, 401, "", "this MCP endpoint needs a bearer token")(scope, receive, send)
             return
+        if principal is not None and self.tokens.ctx.settings.rate_limit_per_minute > 0:
+            try:
+                await anyio.to_thread.run_sync(rate_limit.admit, self.tokens.ctx, principal)
+            except RateLimited as exc:
+                error = {"code": RATE_LIMITED, "message": exc.message, "data": {"retryAfter": exc.retry_after}}
+                await JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=429,
+                                   headers={"Retry-After": str(exc.retry_after)})(scope, receive, send)
+                return
         scope[PRINCIPAL_KEY] = principal
         if scope["method"] != "POST":
             await self.app(scope, receive, send)

@@ -27,11 +27,11 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 import mcp.types as types
+from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.session import ServerSession
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, LOG_LEVEL_META_KEY
@@ -51,7 +51,8 @@ from toolvet.gateway.federation import EntryCache, Federation
 from toolvet.gateway.notices import notices_of
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay, undeclared
-from toolvet.gateway.subscriptions import Subscriptions, connection_key
+from toolvet.gateway.sessions import Sessions
+from toolvet.gateway.subscriptions import Subscriptions
 from toolvet.gateway.tasks import CAPABILITY as TASKS_CAPABILITY
 from toolvet.gateway.tasks import TaskRoutes, Tasks, asked_task
 from toolvet.schemas.calls import CallCreate, CallOut, CallStatus
@@ -197,14 +198,11 @@ class Endpoint:
         if _declares(self.capabilities, "tasks"):
             self.tasks.register(self.server)
             self.server.relays_tasks = True
-        self.manager: StreamableHTTPSessionManager | None = None
+        self.sessions: Sessions | None = None
         self.gate = AccessGate(self._serve, tokens, self._requirement, self._anonymous)
-        self._sessions: dict[int, ServerSession] = {}
         #: Calls of 2026-07-28 clients in flight, by id, until they answer (gateway.conversation).
         self._conversations: dict[str, Conversation] = {}
         self._tg: anyio.abc.TaskGroup | None = None
-        #: The log level each handshake-era client set with logging/setLevel (by session).
-        self._log_levels: dict[int | str, str] = {}
 
     def _make_server(self) -> _ViewServer:
         caps = self.capabilities
@@ -260,29 +258,36 @@ class Endpoint:
         _, self.server.title, self.server.instructions = self._identity(title, description)
         return changed
 
+    def key(self) -> str:
+        """The endpoint's path, naming its sessions."""
+        if self.view.server is not None:
+            return f"/mcp/servers/{self.view.server}"
+        if self.view.tool_set is not None:
+            return f"/mcp/sets/{self.view.tool_set}"
+        return "/mcp"
+
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Serve until cancelled (a task of the gateway's)."""
-        self.manager = StreamableHTTPSessionManager(
-            app=self.server, security_settings=security_for(self.ctx.settings.host)
-        )
+        sessions = Sessions(self.server, self.ctx, self.service.events, self.key(),
+                            security_for(self.ctx.settings.host))
         try:
-            async with self.manager.run(), anyio.create_task_group() as tg:
+            async with sessions.run(), anyio.create_task_group() as tg:
+                self.sessions = sessions
                 self._tg = tg
                 task_status.started()
                 await anyio.sleep_forever()
         finally:
             self._tg = None
             self.subscriptions.close()
-            self._sessions.clear()
-            self.manager = None
+            self.sessions = None
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.manager is None:
+        if self.sessions is None:
             await JSONResponse({"error": "the MCP endpoint is not running"}, status_code=503)(
                 scope, receive, send
             )
             return
-        await self.manager.handle_request(scope, receive, send)
+        await self.sessions.handle(scope, receive, send)
 
     # ------------------------------------------------------------------ who may see what
 
@@ -408,7 +413,7 @@ class Endpoint:
         elicit = None if modern else self._elicitation(ctx)
         submit = partial(self.service.submit, principal, data, wait=self.ctx.settings.approval_wait,
                          elicit=elicit, asks_in_answer=asks, meta=_request_meta(ctx, self._level(ctx)),
-                         resume=resume)
+                         resume=resume, caller=_caller_identity(ctx))
         if modern and _can_answer_questions(ctx):
             # A 2026-07-28 client cannot be asked mid-call: the call runs in a task of this endpoint's,
             # and a question its upstream asks becomes an InputRequiredResult (gateway.conversation).
@@ -667,13 +672,17 @@ class Endpoint:
             meta = (ctx.params or {}).get("_meta")
             level = meta.get(LOG_LEVEL_META_KEY) if isinstance(meta, dict) else None
             return level if isinstance(level, str) else "emergency"
-        return self._log_levels.get(connection_key(ctx), "debug")
+        level = self.sessions.log_level(_session_id(ctx)) if self.sessions is not None else None
+        return level or "debug"
 
     async def _set_log_level(
         self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
     ) -> types.EmptyResult:
-        """A handshake-era client's log level: asked of every upstream its requests reach."""
-        self._log_levels[connection_key(ctx)] = params.level
+        """A handshake-era client's log level: asked of every upstream its requests reach (kept with
+        its session, so every replica relays at that level)."""
+        session_id = _session_id(ctx)
+        if self.sessions is not None and session_id is not None:
+            await self.sessions.set_log_level(session_id, params.level)
         return types.EmptyResult()
 
     # ------------------------------------------------------------------ list changes
@@ -681,35 +690,45 @@ class Endpoint:
     async def _remember_session(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """Keep each handshake-era connection's session, to send it list_changed later."""
+        """Let each handshake-era session served here hear its caller's upstream sessions (resource
+        updates, list changes, roots) from its first request here until this process's copy of it ends."""
         result = await call_next(ctx)
-        if ctx.method == "notifications/initialized" and not is_modern(ctx.protocol_version):
-            # The SDK exposes no public handle on the connection; its exit stack tells us when it ends.
-            connection = getattr(ctx.session, "_connection", None)
-            if (
-                connection is not None
-                and connection.has_standalone_channel
-                and id(connection) not in self._sessions
-            ):
-                self._sessions[id(connection)] = ctx.session
-                connection.exit_stack.callback(self._sessions.pop, id(connection), None)
-                connection.exit_stack.callback(self._log_levels.pop, connection_key(ctx), None)
-                self.subscriptions.hear(ctx, connection.exit_stack)
+        session_id = _session_id(ctx)
+        if (session_id is not None and self.sessions is not None and not is_modern(ctx.protocol_version)
+                and not self.subscriptions.hears(session_id)):
+            self.sessions.when_ended(session_id, self.subscriptions.hear(ctx, session_id))
         return result
 
     async def announce(self) -> None:
-        """Tell every client connected here that the tool list changed (both eras)."""
+        """Tell every client connected here that the tool list changed (both eras): the 2026-07-28
+        listen streams open here, and the handshake-era sessions this process serves (those whose GET
+        stream is here receive it)."""
         await self.subscriptions.tools_changed()
+        if self.sessions is None:
+            return
         async with anyio.create_task_group() as tg:
-            for key, session in list(self._sessions.items()):
-                tg.start_soon(self._notify, key, session)
+            for connection in self.sessions.connections():
+                tg.start_soon(_notify, connection)
 
-    async def _notify(self, key: int, session: ServerSession) -> None:
-        try:
-            with anyio.fail_after(5):
-                await session.send_tool_list_changed()
-        except Exception:
-            self._sessions.pop(key, None)
+
+async def _notify(connection: Connection) -> None:
+    with anyio.move_on_after(5):
+        await connection.send_tool_list_changed()  # best effort: it never raises
+
+
+def _caller_identity(ctx: ServerRequestContext[Any]) -> str:
+    """Who the client is, for a call's intent (``services.call_intents``): its handshake-era session,
+    or the JSON-RPC id of a 2026-07-28 request (a client that retries with the same id)."""
+    if (session_id := _session_id(ctx)) is not None:
+        return f"session:{session_id}"
+    return f"request:{ctx.request_id}" if ctx.request_id is not None else ""
+
+
+def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
+    """The ``Mcp-Session-Id`` of a handshake-era request (None without one)."""
+    headers = getattr(ctx.request, "headers", None)
+    value = headers.get(MCP_SESSION_ID_HEADER) if headers is not None else None
+    return value if isinstance(value, str) else None
 
 
 def _passed_on(exc: UpstreamError, missing: int) -> MCPError:

@@ -63,6 +63,9 @@ MAX_SERVER_ENDPOINTS: Final = 256
 #: Per-set endpoints kept at once, likewise.
 MAX_SET_ENDPOINTS: Final = 256
 
+#: The watcher prunes expired handshake-era sessions (a bounded batch) every this many polls.
+PRUNE_EVERY: Final = 60
+
 Started = tuple[Endpoint, anyio.CancelScope]
 
 
@@ -218,7 +221,14 @@ class Gateway:
 
     async def _watch(self) -> None:
         last: str | None = None
+        ticks = 0
         while True:
+            ticks += 1
+            if ticks % PRUNE_EVERY == 0 and self.aggregate is not None and self.aggregate.sessions is not None:
+                try:
+                    await self.aggregate.sessions.prune()
+                except Exception:
+                    log.exception("could not prune expired MCP sessions")
             try:
                 signature = (await self.offered.get(fresh=True)).signature
             except Exception:

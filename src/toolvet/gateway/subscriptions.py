@@ -12,8 +12,7 @@ unsubscribes or ends. A client's ``notifications/roots/list_changed`` goes to it
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,20 +60,25 @@ class Subscriptions:
     _streams: dict[InMemorySubscriptionBus, ListenHandler] = field(default_factory=dict)
     _listeners: dict[int | str, Listener] = field(default_factory=dict)
 
-    def hear(self, ctx: ServerRequestContext[Any, Any], exit_stack: AsyncExitStack) -> None:
-        """Let a handshake-era connection hear its caller's upstream sessions until it ends."""
+    def hears(self, session_id: str) -> bool:
+        """Whether the handshake-era session ``session_id`` already hears its caller's upstreams here."""
+        return session_id in self._listeners
+
+    def hear(self, ctx: ServerRequestContext[Any, Any], session_id: str) -> Callable[[], Coroutine[Any, Any, None]]:
+        """Let the handshake-era session of ``ctx`` hear its caller's upstream sessions; the callback
+        returned ends that (and undoes its subscriptions upstream) when this process's copy of the
+        session ends."""
         listener = session_listener(ctx.session, self.caller(ctx), self.serves)
-        key = connection_key(ctx)
-        self._listeners[key] = listener
+        self._listeners[session_id] = listener
         remove = self.notices.add(listener)
 
         async def end() -> None:
             remove()
-            self._listeners.pop(key, None)
+            self._listeners.pop(session_id, None)
             with anyio.CancelScope(shield=True), anyio.move_on_after(RELEASE_BOUND):
                 await self._release(listener, handshake=True)
 
-        exit_stack.push_async_callback(end)
+        return end
 
     async def subscribe(
         self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams

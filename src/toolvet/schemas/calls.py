@@ -65,6 +65,10 @@ class CallOut(BaseModel):
         "may approve it, not the call's own consumer token.")
     result: dict[str, Any] | None
     error: str | None
+    orphaned: bool = Field(
+        default=False, description="Pending, and the process that waited on it for its client stopped saying "
+        "it waits (it died, or the client went away): approved, it runs once and its outcome waits for the "
+        "client's retry.")
 
 
 class ApproveIn(BaseModel):

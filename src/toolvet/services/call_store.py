@@ -7,9 +7,11 @@ are run in worker threads (they block on the database).
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from toolvet.db.models import AuditEntry, PendingCall, Server, Tool, ToolSettings
@@ -18,7 +20,7 @@ from toolvet.domain.policy import ApprovalFloor, stricter
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound
 from toolvet.schemas.calls import CallOut, CallStatus
 from toolvet.schemas.common import Page
-from toolvet.services import audit
+from toolvet.services import audit, call_intents
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.bounds import bounded_result, bounded_value, json_size
 from toolvet.services.call_journal import bounded_entries
@@ -50,11 +52,55 @@ def bounded_row(ctx: Context, row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "arguments": kept_arguments, "result": kept_result}
 
 
-def store_pending(ctx: Context, principal: Principal, call: CallOut) -> None:
+def store_pending(ctx: Context, principal: Principal, call: CallOut, intent: str | None = None, *,
+                  waits: bool = False) -> CallOut:
+    """Store a pending call, unless it repeats one (same ``intent``) that is pending, or that finished
+    with no caller given its outcome: then that call, which the retry waits on or collects. ``waits``:
+    this process waits on it for its client (and says so, ``heartbeat``)."""
+    if intent is not None and (earlier := find_intent(ctx, intent, call)) is not None:
+        return earlier
+    try:
+        with ctx.db.transaction() as session:
+            session.add(PendingCall(**bounded_row(ctx, row_of(call)), intent=intent,
+                                    waited_at=call.created_at if waits else None))
+            audit.record(session, principal, "call.pending", "tool", f"tool:{call.server_type}/{call.tool_name}",
+                         None, audit_view(call))
+    except IntegrityError:
+        # The same intent was stored by another replica a moment ago: that one is the call.
+        earlier = find_intent(ctx, intent, call) if intent is not None else None
+        if earlier is None:
+            raise
+        return earlier
+    return call
+
+
+def find_intent(ctx: Context, intent: str, call: CallOut) -> CallOut | None:
+    """The call a retry repeats: pending with the same intent, or finished within ``approval_ttl``
+    and never delivered (its waiting replica died); the latter is delivered now."""
+    since = call.created_at - timedelta(seconds=ctx.settings.approval_ttl)
     with ctx.db.transaction() as session:
-        session.add(PendingCall(**bounded_row(ctx, row_of(call))))
-        audit.record(session, principal, "call.pending", "tool", f"tool:{call.server_type}/{call.tool_name}",
-                     None, audit_view(call))
+        row = session.scalars(
+            select(PendingCall).where(PendingCall.intent == intent, PendingCall.created_at >= since,
+                                      PendingCall.delivered.is_(False),
+                                      PendingCall.status.notin_(("expired", "cancelled")))
+            .order_by(PendingCall.created_at.desc()).limit(1)).first()
+        if row is None:
+            return None
+        if row.status != CallStatus.PENDING.value:
+            row.delivered = True
+        return out_of(row)
+
+
+def heartbeat(ctx: Context, call_id: str) -> None:
+    """The waiting process still waits for this pending call."""
+    with ctx.db.transaction() as session:
+        session.execute(update(PendingCall).where(PendingCall.id == call_id).values(waited_at=utcnow()))
+
+
+def delivered(ctx: Context, call_id: str) -> None:
+    """A caller was given the call's outcome: a retry makes a new call."""
+    with ctx.db.transaction() as session:
+        session.execute(update(PendingCall).where(PendingCall.id == call_id).values(delivered=True))
 
 
 def load(ctx: Context, call_id: str) -> CallOut:
@@ -204,13 +250,20 @@ def row_of(call: CallOut) -> dict[str, Any]:
             "error": call.error}
 
 
+def orphaned(row: PendingCall) -> bool:
+    """Pending, and its waiter has been silent too long (``services.call_intents``)."""
+    if row.status != CallStatus.PENDING.value or row.waited_at is None:
+        return False
+    return row.waited_at < utcnow() - timedelta(seconds=call_intents.ORPHANED_SECONDS)
+
+
 def out_of(row: PendingCall) -> CallOut:
     return CallOut(id=row.id, user=row.user, scope=row.scope, server_type=row.server_type, tool_name=row.tool_name,
                    arguments=row.arguments, fingerprint=row.fingerprint, status=CallStatus(row.status),
                    auto_allow=row.auto_allow, reasons=list(row.reasons or []), created_at=row.created_at,
                    expires_at=row.expires_at, decided_by=row.decided_by, decided_at=row.decided_at,
                    allow_always=row.allow_always, approval=ApprovalFloor(row.approval), result=row.result,
-                   error=row.error)
+                   error=row.error, orphaned=orphaned(row))
 
 
 def audit_view(call: CallOut) -> dict[str, Any]:

@@ -13,11 +13,13 @@ together share one transaction).
 from __future__ import annotations
 
 import logging
+import math
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 from typing import Any, Literal
 
 import anyio
@@ -35,7 +37,7 @@ from toolvet.domain.policy import Decision, ToolFacts
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
-from toolvet.services import access, call_store, preferences
+from toolvet.services import access, call_intents, call_store, preferences
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.call_journal import CallJournal
 from toolvet.services.context import Context
@@ -260,7 +262,8 @@ class CallService:
 
     async def submit(self, principal: Principal | None, data: CallCreate, *, wait: float = 0.0,
                      elicit: Elicit | None = None, asks_in_answer: bool = False, hooks: Hooks = NO_HOOKS,
-                     meta: dict[str, Any] | None = None, resume: dict[str, Any] | None = None) -> CallOut:
+                     meta: dict[str, Any] | None = None, resume: dict[str, Any] | None = None,
+                     caller: str = "") -> CallOut:
         """Run a call through the policy: refused (raises Forbidden/NotFound), invalid, run, or pending.
 
         ``principal`` None is a caller without a token: it calls as the anonymous consumer, a ``noauth``
@@ -273,7 +276,9 @@ class CallService:
         at once). Neither applies under the ``operator`` approval floor: its user may not approve it. When
         the call runs in this request, ``meta`` (the client's ``_meta``: its progress token) goes
         upstream with it and what the upstream sends meanwhile goes to ``hooks``; ``resume`` carries a
-        retry's ``inputResponses``/``requestState`` for an upstream that asked for input.
+        retry's ``inputResponses``/``requestState`` for an upstream that asked for input. ``caller``
+        names the client's own identity (its MCP session), part of the call's intent: a retry of a
+        pending call with the same intent resumes it (``services.call_intents``).
         """
         label = f"{data.server_type}/{data.tool_name}"
         if principal is None:
@@ -331,14 +336,29 @@ class CallService:
         pending = call.model_copy(update={
             "status": CallStatus.PENDING,
             "expires_at": now + timedelta(seconds=self.ctx.settings.approval_ttl)})
-        event = self._waiters.setdefault(pending.id, anyio.Event())
-        await anyio.to_thread.run_sync(self._store_pending, principal, pending)
-        self.events.publish({"type": "tool-call-pending", "callId": pending.id, "serverType": pending.server_type,
-                             "toolName": pending.tool_name, "arguments": pending.arguments, "autoAllow": False,
-                             "serverExecuted": True, "user": user, "scope": scope})
-        if wait <= 0:
-            self._waiters.pop(pending.id, None)
-            return pending
+        intent = call_intents.digest(principal, pending, caller) if caller else None
+        stored = await anyio.to_thread.run_sync(partial(call_store.store_pending, self.ctx, principal, pending,
+                                                        intent, waits=wait > 0))
+        if stored.id != pending.id:
+            # A retry of a call already made (its caller's replica died, or it asked again): no second
+            # call; it waits on the first, or collects the outcome nobody was given.
+            log.info("call %s repeats pending call %s: resumed", pending.id, stored.id)
+            if stored.status in TERMINAL or wait <= 0:
+                return stored
+        else:
+            self.events.publish({"type": "tool-call-pending", "callId": pending.id,
+                                 "serverType": pending.server_type, "toolName": pending.tool_name,
+                                 "arguments": pending.arguments, "autoAllow": False, "serverExecuted": True,
+                                 "user": user, "scope": scope})
+            if wait <= 0:
+                return pending
+        return await self._wait(stored.id, wait)
+
+    async def _wait(self, call_id: str, wait: float) -> CallOut:
+        """Wait (at most ``wait`` seconds) for a pending call's outcome, saying now and then that this
+        process still waits (a call whose waiter stops saying so is orphaned)."""
+        event = self._waiters.setdefault(call_id, anyio.Event())
+        said = -math.inf  # said at once: a call resumed by a retry is no longer orphaned
         try:
             with anyio.move_on_after(wait):
                 while True:
@@ -346,13 +366,17 @@ class CallService:
                     # read again now and then too, in case that event was lost (a bus reconnecting).
                     with anyio.move_on_after(WAIT_POLL):
                         await event.wait()
-                    current = await anyio.to_thread.run_sync(self._load, pending.id)
+                    current = await anyio.to_thread.run_sync(self._load, call_id)
                     if current.status in TERMINAL:
+                        await anyio.to_thread.run_sync(call_store.delivered, self.ctx, call_id)
                         return current
-                    event = self._waiters.setdefault(pending.id, anyio.Event())
-            return await anyio.to_thread.run_sync(self._load, pending.id)
+                    if time.monotonic() - said > call_intents.HEARTBEAT_SECONDS:
+                        said = time.monotonic()
+                        await anyio.to_thread.run_sync(call_store.heartbeat, self.ctx, call_id)
+                    event = self._waiters.setdefault(call_id, anyio.Event())
+            return await anyio.to_thread.run_sync(self._load, call_id)
         finally:
-            self._waiters.pop(pending.id, None)
+            self._waiters.pop(call_id, None)
 
     async def _run(self, principal: Principal, call: CallOut, snap: _Snapshot, *, action: str,
                    stored: bool = False, hooks: Hooks = NO_HOOKS, meta: dict[str, Any] | None = None,
@@ -482,9 +506,6 @@ class CallService:
             event.set()
 
     # ---------------------------------------------------------------- records (services.call_store)
-
-    def _store_pending(self, principal: Principal, call: CallOut) -> None:
-        call_store.store_pending(self.ctx, principal, call)
 
     def _load(self, call_id: str) -> CallOut:
         return call_store.load(self.ctx, call_id)

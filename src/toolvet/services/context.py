@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the services that set these import this module
     from toolvet.services.calls import CallService
     from toolvet.services.discovery_writer import ProcessWriter
     from toolvet.services.oauth_connect import ConnectFlows
+    from toolvet.services.rate_limit import RateLimiter
     from toolvet.upstream.oauth import TokenSource
 
 
@@ -53,6 +54,8 @@ class Context:
     connects: ConnectFlows | None = None
     #: The event bus of this process (``services.events``), by the database: shared on PostgreSQL.
     bus: EventBus = field(default=None)  # type: ignore[assignment]  # set in __post_init__
+    #: The per-token request counter (``services.rate_limit``), made on first use.
+    rate_limiter: RateLimiter | None = None
 
     def __post_init__(self) -> None:
         if self.bus is None:

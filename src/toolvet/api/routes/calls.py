@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import Annotated
 
 import anyio
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import StreamingResponse
 
 from toolvet.api.deps import CallerDep, ContextDep, Limit, Offset, PrincipalDep
@@ -15,6 +16,7 @@ from toolvet.schemas.common import Page
 from toolvet.services import calls
 from toolvet.services.auth import Permission, Role
 from toolvet.services.events import STOPPING
+from toolvet.services.mcp_sessions import INTERNAL_EVENT
 
 router = APIRouter(tags=["calls"])
 #: Routes a caller without a token may use at a ``noauth`` tool (mounted without the token check).
@@ -22,12 +24,18 @@ open_router = APIRouter(tags=["calls"])
 
 
 @open_router.post("/calls", responses={202: {"description": "Pending: an approver must decide"}})
-async def create_call(ctx: ContextDep, principal: CallerDep, data: CallCreate, response: Response) -> CallOut:
+async def create_call(
+    ctx: ContextDep, principal: CallerDep, data: CallCreate, response: Response,
+    idempotency_key: Annotated[str | None, Header(max_length=200, description=(
+        "Makes a retry resume the call it repeats: a call with the same key, token, tool and arguments "
+        "as one still pending (or one that finished unseen) is that call, not another."))] = None,
+) -> CallOut:
     """Call a tool. 200 with the result when it ran (or its arguments were invalid: ``status``
     ``invalid``, the result an error result naming the field); 202 when it waits for an approver.
     The tool's ``securitySchemes`` are enforced as on ``/mcp``: 401 without a token (unless the tool
     is ``noauth``), 403 naming the OAuth scopes the token lacks."""
-    call = await calls.service(ctx).submit(principal, data)
+    caller = f"key:{idempotency_key}" if idempotency_key else ""
+    call = await calls.service(ctx).submit(principal, data, caller=caller)
     if call.status is CallStatus.PENDING:
         response.status_code = 202
     return call
@@ -79,6 +87,8 @@ async def events(ctx: ContextDep, principal: PrincipalDep, request: Request) -> 
                     event = await inbox.receive()
                     if event.get("type") == STOPPING:
                         return  # the server is stopping: the client reconnects to another replica
+                    if event.get("type") == INTERNAL_EVENT:
+                        continue  # replicas' own traffic (MCP sessions), not a call event
                     if principal.role is Role.CONSUMER and event.get("user") not in (None, principal.user):
                         continue
                     yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()

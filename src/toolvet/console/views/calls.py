@@ -13,6 +13,7 @@ from toolvet.errors import InvalidInput
 from toolvet.services import calls
 from toolvet.services.auth import Permission
 from toolvet.services.events import STOPPING
+from toolvet.services.mcp_sessions import INTERNAL_EVENT
 
 KEEP_ALIVE = 15.0
 #: A stream ends after this long and the browser reconnects, so a revoked token stops listening soon.
@@ -58,6 +59,8 @@ async def call_events(visit: Visit) -> Response:
                         kind = str(event.get("type", "message"))
                         if kind == STOPPING:
                             return  # the server is stopping: the page's script reconnects
+                        if kind == INTERNAL_EVENT:
+                            continue  # replicas' own traffic (MCP sessions), not a call event
                         yield f"event: {kind}\ndata: {json.dumps({'type': kind})}\n\n".encode()
                         continue
                     yield b": keep-alive\n\n"
