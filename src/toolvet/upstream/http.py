@@ -178,8 +178,10 @@ class HttpChannel:
         """POST one request and return its raw result; JSON-RPC and HTTP rejections raise RpcError."""
         message = wire({"jsonrpc": "2.0", "id": self.next_id(), "method": method}, params)
         if method == "initialize":
-            # The handshake starts a session from scratch (SDK: a probe's version must not leak onto it).
+            # The handshake starts a session from scratch (SDK: a probe's version must not leak onto it,
+            # nor onto what is sent before the next request: the session's standing GET stream).
             self.session_id = None
+            self.last_version = None
         if version := headers.get("mcp-protocol-version"):
             self.last_version = version
         self.reply_text = None
@@ -194,7 +196,10 @@ class HttpChannel:
                     await self.notify("notifications/cancelled",
                                       {"requestId": message["id"], "reason": "the caller gave up"}, headers)
             raise
-        return _unwrap(reply)
+        result = _unwrap(reply)
+        if method == "initialize" and isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
+            self.last_version = result["protocolVersion"]
+        return result
 
     async def _authorized(self, headers: Mapping[str, str]) -> Mapping[str, str]:
         if self.auth is None:
