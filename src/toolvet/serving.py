@@ -8,6 +8,7 @@ from collections.abc import Callable
 import anyio
 import uvicorn
 
+from toolvet.logs import configure
 from toolvet.services.context import Context
 from toolvet.services.scheduler import Scheduler
 
@@ -34,7 +35,10 @@ async def serve(ctx: Context, sock: socket.socket, *, on_ready: Callable[[], Non
     """Serve the API on ``sock`` and keep the registry current until cancelled or interrupted."""
     from toolvet.api.app import create_app
 
-    config = uvicorn.Config(create_app(ctx), log_level="warning", lifespan="on")
+    configure(ctx.settings.log_format, ctx.settings.log_level)
+    # uvicorn's own loggers go through the same handler (log_config None: it installs none of its own).
+    config = uvicorn.Config(create_app(ctx), log_level=ctx.settings.log_level.lower(), lifespan="on",
+                            log_config=None, access_log=False)
     server = uvicorn.Server(config)
     async with anyio.create_task_group() as tg:
         if scheduler:

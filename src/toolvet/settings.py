@@ -6,7 +6,7 @@ import ipaddress
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -109,6 +109,17 @@ class Settings(BaseSettings):
         default=30.0, ge=0, description="Days the audit entries that record calls (`call.pending`, `call.run`, "
         "`call.invalid`) are kept; operators' actions are kept forever. 0 keeps them forever.",
     )
+
+    # Operating it (docs/operate.md).
+    metrics_open: bool = Field(
+        default=False, description="Serve `GET /metrics` to anyone who can reach it; off, it needs an operator's "
+        "or an admin's token.")
+    log_format: Literal["text", "json"] = Field(
+        default="text", description="`json`: `toolvet serve` logs one JSON object a line (with the request id "
+        "of the REST or MCP request it happened in); `text`: plain lines.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="WARNING", description="Lowest level `toolvet serve` logs; `INFO` adds one line per HTTP request "
+        "(method, path, status, milliseconds, request id).")
 
     @field_validator("upstream_deny", mode="before")
     @classmethod

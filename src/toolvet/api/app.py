@@ -14,8 +14,10 @@ from toolvet.api.deps import get_principal
 from toolvet.api.headers import SecurityHeaders
 from toolvet.api.limits import RequestLimits
 from toolvet.api.routes import OPEN_ROUTERS, ROUTERS
+from toolvet.api.routes import metrics as metrics_route
 from toolvet.console import mount_console
 from toolvet.gateway.gateway import gateway_lifetime, mount_gateway
+from toolvet.logs import requested
 from toolvet.services.calls import CallService
 from toolvet.services.context import Context
 from toolvet.web import UnexpectedErrors
@@ -52,10 +54,14 @@ class ToolvetAPI(FastAPI):
     mcp_app: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.mcp_app is not None and scope["type"] == "http" and scope["path"] == "/mcp":
-            await self.mcp_app(scope, receive, send)
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
             return
-        await super().__call__(scope, receive, send)
+        with requested(scope, send) as send_with_id:  # every request, /mcp included, under its id
+            if self.mcp_app is not None and scope["path"] == "/mcp":
+                await self.mcp_app(scope, receive, send_with_id)
+            else:
+                await super().__call__(scope, receive, send_with_id)
 
 
 def create_app(ctx: Context) -> ToolvetAPI:
@@ -78,6 +84,7 @@ def create_app(ctx: Context) -> ToolvetAPI:
     errors.install(app)
     app.add_middleware(SecurityHeaders)  # outermost of toolvet's: a refusal or a 500 carries them too
     app.add_api_route("/healthz", healthz, methods=["GET"], tags=["health"])
+    app.include_router(metrics_route.router)  # at the root, where scrapers look; the route checks its token
     for router in ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(get_principal)])
     for router in OPEN_ROUTERS:

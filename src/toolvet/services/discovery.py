@@ -7,6 +7,7 @@ from discovery-owned columns, so an operator's edit racing a pass is never overw
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +24,7 @@ from toolvet.discovery import Limits, Listing, fetch_listing
 from toolvet.errors import InvalidInput
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import DiscoveryRunOut
+from toolvet.services import metrics
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import PassWriter, writer_for
@@ -202,11 +204,12 @@ async def run_pass(
     releases it separately, shielded."""
     released = False
     try:
-        started = utcnow()
+        started, clock = utcnow(), time.perf_counter()
         listing = await fetch_listing(item.target, limits_from(ctx), http)
         report = await writer.apply(item.server_id, item.name, listing, started, trigger, lease_key,
                                     likely_unchanged=_likely_unchanged(ctx, item, listing))
         released = True  # committed with the run (a thread hop is not abandoned on cancel)
+        metrics.discovery_pass(report.status, time.perf_counter() - clock)
         return report
     finally:
         if not released:

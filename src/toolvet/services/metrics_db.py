@@ -1,0 +1,80 @@
+"""The figures ``GET /metrics`` reads from the database at scrape time: the same on every replica,
+whichever process answers (``services.metrics`` keeps the per-process ones)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from prometheus_client.metrics_core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from sqlalchemy import ColumnElement, and_, case, func, or_, select
+
+from toolvet.db.models import DiscoveryRun, PendingCall, Server, Tool, ToolReview
+from toolvet.db.types import utcnow
+from toolvet.errors import Unauthenticated
+from toolvet.services import metrics
+from toolvet.services.auth import Permission, Principal
+from toolvet.services.context import Context
+from toolvet.services.tools import TOOL_RECORDS, sql_changed, sql_has_high_finding, sql_held_flagged
+
+
+def review_state_sql() -> ColumnElement[str]:
+    """A tool's review state as a SQL expression (over ``TOOL_RECORDS``)."""
+    return case((ToolReview.fingerprint.is_(None), "unreviewed"),
+                (ToolReview.fingerprint == Tool.definition_fingerprint, "reviewed"), else_="changed")
+
+
+def held_sql() -> ColumnElement[bool]:
+    """Held: a changed contract on a server that holds them, or a flagged tool held until reviewed."""
+    return or_(and_(sql_changed(), Server.hold_changed_tools.is_(True)), sql_held_flagged())
+
+
+class DatabaseCollector(Collector):
+    """Tools by server, review state and held; tools with a ``high`` finding; pending calls;
+    discovery runs by status. Four small grouped queries in one read transaction."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def collect(self) -> Iterable[Metric]:
+        tools = GaugeMetricFamily("toolvet_tools", "Live tools by server, review state and whether they are "
+                                  "held (not offered until reviewed).", labels=("server", "review_state", "held"))
+        high = GaugeMetricFamily("toolvet_tools_high_findings", "Live tools with a high finding, by server.",
+                                 labels=("server",))
+        pending = GaugeMetricFamily("toolvet_pending_calls", "Calls waiting for an approver (not expired).")
+        runs = GaugeMetricFamily("toolvet_discovery_runs", "Discovery runs recorded, by status.", labels=("status",))
+        state, held = review_state_sql(), held_sql()
+        live = Tool.retired_at.is_(None)
+        with self.ctx.db.transaction() as session:
+            for server, review, is_held, count in session.execute(
+                select(Server.name, state, held, func.count())
+                .select_from(TOOL_RECORDS).join(Server, Tool.server_id == Server.id).where(live)
+                .group_by(Server.name, state, held)
+            ):
+                tools.add_metric((server, review, "true" if is_held else "false"), count)
+            for server, count in session.execute(
+                select(Server.name, func.count()).select_from(Tool).join(Server, Tool.server_id == Server.id)
+                .where(live, sql_has_high_finding()).group_by(Server.name)
+            ):
+                high.add_metric((server,), count)
+            now = utcnow()
+            pending.add_metric((), session.scalar(
+                select(func.count()).select_from(PendingCall).where(
+                    PendingCall.status == "pending",
+                    or_(PendingCall.expires_at.is_(None), PendingCall.expires_at > now))) or 0)
+            for status, count in session.execute(
+                select(DiscoveryRun.status, func.count()).group_by(DiscoveryRun.status)
+            ):
+                runs.add_metric((status,), count)
+        return [tools, high, pending, runs]
+
+
+def scrape(ctx: Context, principal: Principal | None) -> bytes:
+    """``GET /metrics``: open to anyone with ``metrics_open``, else to operators and admins."""
+    if not ctx.settings.metrics_open:
+        if principal is None:
+            raise Unauthenticated("GET /metrics needs an operator's or an admin's token")
+        principal.require(Permission.READ_METRICS)
+    if ctx.calls is not None and ctx.calls.pool is not None:
+        metrics.pool_sessions(ctx.calls.pool.session_counts())  # exact for the answering process
+    return metrics.render(DatabaseCollector(ctx))
