@@ -233,3 +233,44 @@ def test_0008_adds_the_approval_floor_in_place_keeping_every_tool_and_its_settin
         assert set(_approval_columns(engine)) == {"servers", "tool_settings", "calls"}
     finally:
         engine.dispose()
+
+
+# --- 0012: webhooks ----------------------------------------------------------------------------------
+
+_DELIVERIES = sa.table("webhook_deliveries", *(sa.column(c) for c in ("id", "webhook", "alert_key", "kind", "status",
+                                                                      "attempts")),
+                       sa.column("payload", sa.JSON), sa.column("created_at", UTCDateTime()))
+
+
+def test_0012_adds_the_webhook_tables_beside_the_registry_which_it_leaves_as_it_was(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0008")
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [{
+                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
+                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
+                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
+                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+
+        upgrade(engine, "0012")
+
+        assert {"webhooks", "webhook_deliveries"} <= set(sa.inspect(engine).get_table_names())
+        row = {"webhook": "ops", "alert_key": "call.pending:c1", "kind": "call.pending", "status": "sending",
+               "attempts": 0, "payload": {"text": "hi"}, "created_at": _AT}
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_DELIVERIES), [{"id": 1, **row}])
+        with engine.begin() as conn, pytest.raises(sa.exc.IntegrityError):  # one delivery per hook and alert
+            conn.execute(sa.insert(_DELIVERIES), [{"id": 2, **row}])
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT name FROM servers")).scalars().all() == ["up"]
+
+        _downgrade(engine, "0008")
+
+        assert current_revision(engine) == "0008"
+        assert not {"webhooks", "webhook_deliveries"} & set(sa.inspect(engine).get_table_names())
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT name FROM servers")).scalars().all() == ["up"]
+        upgrade(engine)
+    finally:
+        engine.dispose()

@@ -18,6 +18,7 @@ from toolvet.api.routes import metrics as metrics_route
 from toolvet.console import mount_console
 from toolvet.gateway.gateway import gateway_lifetime, mount_gateway
 from toolvet.logs import requested
+from toolvet.services.alerts import Alerts
 from toolvet.services.calls import CallService
 from toolvet.services.context import Context
 from toolvet.web import UnexpectedErrors
@@ -32,9 +33,10 @@ def healthz() -> dict[str, str]:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The app's long-lived parts, in order: the call service, then the MCP gateway that forwards
-    through it (stopped in reverse)."""
-    async with CallService(app.state.ctx), gateway_lifetime(app):
+    """The app's long-lived parts, in order: the call service, the alert sender that listens to it,
+    then the MCP gateway that forwards through it (stopped in reverse)."""
+    ctx = app.state.ctx
+    async with CallService(ctx) as calls, Alerts(ctx, calls.events), gateway_lifetime(app):
         yield
 
 

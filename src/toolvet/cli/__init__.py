@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "discover",
     "demo",
     "check",
+    "webhooks",
 ]
 
 app = typer.Typer(

@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from toolvet.api.routes import audit, calls, catalog, discovery, preferences, servers, tokens, tool_sets, tools
+from toolvet.api.routes import (
+    audit,
+    calls,
+    catalog,
+    discovery,
+    preferences,
+    servers,
+    tokens,
+    tool_sets,
+    tools,
+    webhooks,
+)
 
 ROUTERS: list[APIRouter] = [
     servers.router,
@@ -21,5 +32,6 @@ ROUTERS: list[APIRouter] = [
     preferences.router,
     catalog.router,
     calls.router,
+    webhooks.router,
 ]
 OPEN_ROUTERS: list[APIRouter] = [calls.open_router, catalog.open_router]
