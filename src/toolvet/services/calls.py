@@ -538,9 +538,10 @@ class CallService:
         return call_store.get(self.ctx, principal, call_id)
 
     def list(self, principal: Principal, *, status: str | None = "pending", limit: int = 100,
-             offset: int = 0) -> Page[CallOut]:
+             offset: int = 0, q: str = "", descending: bool = True) -> Page[CallOut]:
         """Calls newest first; expired pending calls are marked expired on the way."""
-        return call_store.list_calls(self.ctx, principal, status=status, limit=limit, offset=offset)
+        return call_store.list_calls(self.ctx, principal, status=status, limit=limit, offset=offset, q=q,
+                                     descending=descending)
 
 
 # Module-level doors for the console and the REST API: the process's running CallService.
@@ -552,8 +553,8 @@ def service(ctx: Context) -> CallService:
 
 
 def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", limit: int = 100,
-               offset: int = 0) -> Page[CallOut]:
-    return service(ctx).list(principal, status=status, limit=limit, offset=offset)
+               offset: int = 0, q: str = "", descending: bool = True) -> Page[CallOut]:
+    return service(ctx).list(principal, status=status, limit=limit, offset=offset, q=q, descending=descending)
 
 
 async def approve_call(ctx: Context, principal: Principal, call_id: str, *, allow_always: bool = False) -> CallOut:

@@ -7,26 +7,16 @@ from collections.abc import Iterable
 
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from sqlalchemy import ColumnElement, and_, case, func, or_, select
+from sqlalchemy import func, or_, select
 
-from toolvet.db.models import DiscoveryRun, PendingCall, Server, Tool, ToolReview
+from toolvet.db.models import DiscoveryRun, PendingCall, Server, Tool
 from toolvet.db.types import utcnow
 from toolvet.errors import Unauthenticated
 from toolvet.services import metrics
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.tools import TOOL_RECORDS, sql_changed, sql_has_high_finding, sql_held_flagged
-
-
-def review_state_sql() -> ColumnElement[str]:
-    """A tool's review state as a SQL expression (over ``TOOL_RECORDS``)."""
-    return case((ToolReview.fingerprint.is_(None), "unreviewed"),
-                (ToolReview.fingerprint == Tool.definition_fingerprint, "reviewed"), else_="changed")
-
-
-def held_sql() -> ColumnElement[bool]:
-    """Held: a changed contract on a server that holds them, or a flagged tool held until reviewed."""
-    return or_(and_(sql_changed(), Server.hold_changed_tools.is_(True)), sql_held_flagged())
+from toolvet.services.tool_search import held_sql, review_state_sql
+from toolvet.services.tools import TOOL_RECORDS, sql_has_high_finding
 
 
 class DatabaseCollector(Collector):
