@@ -8,7 +8,7 @@ import hashlib
 import hmac
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,14 +90,6 @@ def app(ctx: Context) -> FastAPI:
     ctx.settings = ctx.settings.model_copy(update={
         "webhook_backoff": 0.01, "alert_poll_seconds": 0.02, "alert_discovery_failures": 2})
     return create_app(ctx)
-
-
-@pytest.fixture
-async def served(app: FastAPI) -> AsyncIterator[httpx2.AsyncClient]:
-    async with app.router.lifespan_context(app), httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url="http://toolvet", timeout=BOUND
-    ) as client:
-        yield client
 
 
 async def add_hook(client: httpx2.AsyncClient, headers: dict[str, str], url: str, **extra: Any) -> dict[str, Any]:

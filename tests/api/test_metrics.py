@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -32,14 +32,6 @@ def parse(text: str) -> Samples:
 
 def value(samples: Samples, name: str, **labels: str) -> float:
     return samples.get((name, tuple(sorted(labels.items()))), 0.0)
-
-
-@pytest.fixture
-async def served(app: FastAPI) -> AsyncIterator[httpx2.AsyncClient]:
-    async with app.router.lifespan_context(app), httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url="http://toolvet", timeout=BOUND
-    ) as client:
-        yield client
 
 
 async def scrape(client: httpx2.AsyncClient, headers: dict[str, str]) -> Samples:

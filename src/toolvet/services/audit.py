@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from pydantic import BaseModel
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from toolvet.db.models import AuditEntry
@@ -19,7 +19,7 @@ from toolvet.schemas.tools import AuditOut
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.bounds import bounded_value
 from toolvet.services.context import Context
-from toolvet.services.search import matching
+from toolvet.services.search import matching, page_of
 
 #: Most bytes (compact JSON) kept of an entry's ``before`` or ``after``: the log records what changed,
 #: not a copy of every body a client sent; a bigger value is kept as a marked prefix (``bounds``).
@@ -71,11 +71,8 @@ def list_entries(
     if q:
         query = query.where(matching(q, AuditEntry.actor, AuditEntry.object_id))
     with ctx.db.transaction() as session:
-        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-        rows = session.scalars(query.order_by(AuditEntry.id.desc() if descending else AuditEntry.id.asc())
-                               .limit(limit).offset(offset)).all()
-        items = [AuditOut.model_validate(row, from_attributes=True) for row in rows]
-    return Page(items=items, total=total, limit=limit, offset=offset)
+        return page_of(session, query, [AuditEntry.id.desc() if descending else AuditEntry.id.asc()], limit,
+                       offset, lambda row: AuditOut.model_validate(row, from_attributes=True))
 
 
 def known_actions(ctx: Context, principal: Principal) -> list[str]:

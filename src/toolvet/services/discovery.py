@@ -30,7 +30,7 @@ from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import PassWriter, writer_for
 from toolvet.services.discovery_writes import listing_key, run_out
-from toolvet.services.search import matching, order_of
+from toolvet.services.search import matching, order_of, page_of
 from toolvet.services.servers import load as load_server
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import http_client
@@ -243,10 +243,7 @@ def list_runs(
     if q:
         query = query.where(matching(q, DiscoveryRun.server_name, DiscoveryRun.error))
     with ctx.db.transaction() as session:
-        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-        rows = session.scalars(query.order_by(*order_of(RUN_SORTS, sort, descending=descending))
-                               .limit(limit).offset(offset)).all()
-        return Page(items=[run_out(r) for r in rows], total=total, limit=limit, offset=offset)
+        return page_of(session, query, order_of(RUN_SORTS, sort, descending=descending), limit, offset, run_out)
 
 
 def last_runs(ctx: Context, principal: Principal, servers: Sequence[str]) -> dict[str, DiscoveryRunOut]:

@@ -7,12 +7,12 @@ from collections.abc import Iterable
 
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 
-from toolvet.db.models import DiscoveryRun, PendingCall, Server, Tool
-from toolvet.db.types import utcnow
+from toolvet.db.models import DiscoveryRun, Server, Tool
 from toolvet.errors import Unauthenticated
 from toolvet.services import metrics
+from toolvet.services.attention import pending_calls
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.tool_search import held_sql, review_state_sql
@@ -47,11 +47,7 @@ class DatabaseCollector(Collector):
                 .where(live, sql_has_high_finding()).group_by(Server.name)
             ):
                 high.add_metric((server,), count)
-            now = utcnow()
-            pending.add_metric((), session.scalar(
-                select(func.count()).select_from(PendingCall).where(
-                    PendingCall.status == "pending",
-                    or_(PendingCall.expires_at.is_(None), PendingCall.expires_at > now))) or 0)
+            pending.add_metric((), pending_calls(session))
             for status, count in session.execute(
                 select(DiscoveryRun.status, func.count()).group_by(DiscoveryRun.status)
             ):

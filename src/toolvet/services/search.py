@@ -7,12 +7,16 @@ ends on a unique column, so that pages never overlap or skip a row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeVar
 
-from sqlalchemy import ColumnElement, or_
+from sqlalchemy import ColumnElement, Select, func, or_, select
+from sqlalchemy.orm import Session
 
 from toolvet.errors import InvalidInput
+from toolvet.schemas.common import Page
+
+T = TypeVar("T")
 
 #: Longest search text accepted.
 MAX_QUERY: Final = 200
@@ -32,3 +36,11 @@ def order_of(orders: Mapping[str, Sequence[Any]], key: str, *, descending: bool 
     if columns is None:
         raise InvalidInput(f"must be one of {', '.join(orders)}", "sort")
     return [c.desc() if descending else c.asc() for c in columns]
+
+
+def page_of(session: Session, query: Select[Any], order: Sequence[Any], limit: int, offset: int,
+            convert: Callable[[Any], T]) -> Page[T]:
+    """One page of ``query``'s rows (a one-entity SELECT) in ``order``, each converted, with the total."""
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    rows = session.scalars(query.order_by(*order).limit(limit).offset(offset)).all()
+    return Page(items=[convert(row) for row in rows], total=total, limit=limit, offset=offset)

@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from toolvet.db.models import Webhook, WebhookDelivery
@@ -20,6 +20,7 @@ from toolvet.schemas.webhooks import AlertKind, DeliveryOut, WebhookCreate, Webh
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
+from toolvet.services.search import page_of
 
 #: The header that carries a delivery's signature: ``sha256=`` and the hex HMAC-SHA256 of the body.
 SIGNATURE_HEADER: Final = "X-Toolvet-Signature"
@@ -115,10 +116,8 @@ def list_deliveries(ctx: Context, principal: Principal, *, webhook: str | None =
     if status:
         query = query.where(WebhookDelivery.status == status)
     with ctx.db.transaction() as session:
-        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-        rows = session.scalars(query.order_by(WebhookDelivery.id.desc()).limit(limit).offset(offset)).all()
-        items = [DeliveryOut.model_validate(row, from_attributes=True) for row in rows]
-    return Page(items=items, total=total, limit=limit, offset=offset)
+        return page_of(session, query, [WebhookDelivery.id.desc()], limit, offset,
+                       lambda row: DeliveryOut.model_validate(row, from_attributes=True))
 
 
 # --- the sender's records (services.alerts) -----------------------------------------------------------
