@@ -63,6 +63,13 @@ def _old_tool(tool_id: int, name: str, enabled: bool, writable: bool, reviewed: 
             "first_seen_at": _AT, "last_seen_at": _AT, **review}
 
 
+#: A server row as every revision since 0001 stores it.
+_OLD_SERVER = {"id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
+               "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
+               "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
+               "remove_stale": False, "created_at": _AT, "updated_at": _AT}
+
+
 def _downgrade(engine: sa.Engine, revision: str) -> None:
     cfg = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as connection:
@@ -81,11 +88,7 @@ def test_0005_moves_settings_and_reviews_out_of_the_tools_rows_and_back(database
         tools = [_old_tool(1, "on", True, True, False), _old_tool(2, "off", False, True, True),
                  _old_tool(3, "Read-Only", True, False, True), _old_tool(4, "retired", False, False, False)]
         with engine.begin() as conn:
-            conn.execute(sa.insert(_SERVERS), [{
-                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
-                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
-                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
-                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            conn.execute(sa.insert(_SERVERS), [_OLD_SERVER])
             conn.execute(sa.insert(_OLD_TOOLS), tools)
             conn.execute(sa.insert(_HISTORY), [{"id": t["id"], "tool_id": t["id"], "digest": t["definition_digest"],
                                                 "fingerprint": t["definition_fingerprint"],
@@ -193,11 +196,7 @@ def test_0008_adds_the_approval_floor_in_place_keeping_every_tool_and_its_settin
         upgrade(engine, "0007")
         tools = [_old_tool(1, "kept", True, False, True), _old_tool(2, "also", False, True, False)]
         with engine.begin() as conn:
-            conn.execute(sa.insert(_SERVERS), [{
-                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
-                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
-                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
-                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            conn.execute(sa.insert(_SERVERS), [_OLD_SERVER])
             claims = [{k: v for k, v in t.items() if k in (*_CLAIM, *_JSON, *_TIMES)} for t in tools]
             conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
                                             *(sa.column(c, sa.JSON) for c in _JSON))), claims)
@@ -247,11 +246,7 @@ def test_0012_adds_the_webhook_tables_beside_the_registry_which_it_leaves_as_it_
     try:
         upgrade(engine, "0008")
         with engine.begin() as conn:
-            conn.execute(sa.insert(_SERVERS), [{
-                "id": 1, "name": "up", "transport": "streamable-http", "url": "http://127.0.0.1:1/mcp",
-                "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
-                "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
-                "remove_stale": False, "created_at": _AT, "updated_at": _AT}])
+            conn.execute(sa.insert(_SERVERS), [_OLD_SERVER])
 
         upgrade(engine, "0012")
 

@@ -11,6 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+#: The alert kinds (``schemas.webhooks.AlertKind``'s values; a test keeps the two the same).
+AlertKindName = Literal["tool.held", "tool.new", "finding.high", "call.pending", "discovery.failing"]
+
 
 class WebhookSetting(BaseModel):
     """One alert webhook given in the settings (``TOOLVET_WEBHOOKS``)."""
@@ -20,7 +23,7 @@ class WebhookSetting(BaseModel):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")
     url: str = Field(pattern=r"^https?://\S+$")
     secret: str = Field(min_length=16)
-    kinds: list[str] = Field(default_factory=list)
+    kinds: list[AlertKindName] = Field(default_factory=list)
 
 
 class Settings(BaseSettings):

@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import json
 import threading
+import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,18 +17,22 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import httpx2
+import pydantic
 import pytest
 from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
 from tests.upstreams import modern_http_server, raw_listing_server, serve
 from toolvet.api import create_app
+from toolvet.schemas.webhooks import AlertKind
 from toolvet.services import discovery, review, servers
-from toolvet.services.auth import Principal
+from toolvet.services.auth import Principal, Role
 from toolvet.services.context import Context
+from toolvet.settings import AlertKindName, WebhookSetting
 
 pytestmark = pytest.mark.anyio
 BOUND = 30.0
+ADMIN = Principal(actor="test:admin", role=Role.ADMIN)
 SECRET = "a-secret-of-some-length"
 
 
@@ -177,3 +182,29 @@ async def test_webhooks_are_managed_by_operators_and_their_secrets_never_shown_a
     assert again.status_code == 409
     assert (await served.delete("/api/v1/webhooks/slack", headers=as_operator)).status_code == 200
     assert (await served.get("/api/v1/webhooks", headers=as_operator)).json() == []
+
+
+def test_the_settings_know_every_alert_kind_and_refuse_any_other() -> None:
+    assert set(typing.get_args(AlertKindName)) == {kind.value for kind in AlertKind}
+    with pytest.raises(pydantic.ValidationError, match="kinds"):
+        WebhookSetting(name="x", url="http://127.0.0.1:9/h", secret=SECRET, kinds=["everything"])
+
+
+async def test_a_webhook_from_the_settings_is_listed_and_sent_to_but_not_removed_over_rest(
+    served: httpx2.AsyncClient, ctx: Context, as_operator: dict[str, str],
+) -> None:
+    with receiving() as receiver:
+        hook = WebhookSetting(name="pager", url=receiver.url, secret=SECRET, kinds=["discovery.failing"])
+        ctx.settings = ctx.settings.model_copy(update={"webhooks": [hook]})
+        listed = (await served.get("/api/v1/webhooks", headers=as_operator)).json()
+        assert [(h["name"], h["source"], h["kinds"]) for h in listed] == [
+            ("settings:pager", "settings", ["discovery.failing"])]
+        removed = await served.delete("/api/v1/webhooks/settings:pager", headers=as_operator)
+        assert removed.status_code == 422 and "TOOLVET_WEBHOOKS" in removed.text
+        servers.create_server(ctx, ADMIN, {"name": "gone", "url": "http://127.0.0.1:9/mcp"})
+        for _ in range(2):
+            with anyio.fail_after(BOUND):
+                await discovery.discover(ctx, ADMIN, ["gone"])
+        _, failing = await receiver.delivered("discovery.failing")
+    assert failing["data"] == {"server": "gone", "run": failing["data"]["run"], "failures": 2,
+                               "error": failing["data"]["error"]} and failing["data"]["error"]

@@ -82,8 +82,7 @@ def create_webhook(ctx: Context, principal: Principal, data: WebhookCreate) -> W
 def list_webhooks(ctx: Context, principal: Principal) -> list[WebhookOut]:
     """The settings' webhooks, then the database's by name (secrets never shown)."""
     principal.require(Permission.MANAGE_WEBHOOKS)
-    known = {kind.value for kind in AlertKind}
-    out = [WebhookOut(name=SETTINGS_PREFIX + h.name, url=h.url, kinds=[AlertKind(k) for k in h.kinds if k in known],
+    out = [WebhookOut(name=SETTINGS_PREFIX + h.name, url=h.url, kinds=[AlertKind(k) for k in h.kinds],
                       enabled=True, source="settings", created_at=None, created_by=None)
            for h in ctx.settings.webhooks]
     with ctx.db.transaction() as session:
