@@ -17,7 +17,7 @@ from toolvet.api.routes import OPEN_ROUTERS, ROUTERS
 from toolvet.api.routes import metrics as metrics_route
 from toolvet.console import mount_console
 from toolvet.gateway.gateway import gateway_lifetime, mount_gateway
-from toolvet.logs import requested
+from toolvet.logs import serve_with_id
 from toolvet.services.alerts import Alerts
 from toolvet.services.calls import CallService
 from toolvet.services.context import Context
@@ -59,11 +59,13 @@ class ToolvetAPI(FastAPI):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        with requested(scope, send) as send_with_id:  # every request, /mcp included, under its id
-            if self.mcp_app is not None and scope["path"] == "/mcp":
-                await self.mcp_app(scope, receive, send_with_id)
-            else:
-                await super().__call__(scope, receive, send_with_id)
+        await serve_with_id(scope, receive, send, self._route)  # every request, /mcp included, under its id
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.mcp_app is not None and scope["path"] == "/mcp":
+            await self.mcp_app(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
 
 
 def create_app(ctx: Context) -> ToolvetAPI:
