@@ -26,6 +26,8 @@ from tests.upstreams import modern_http_server, raw_listing_server, serve
 from toolvet.api import create_app
 from toolvet.schemas.webhooks import AlertKind
 from toolvet.services import discovery, review, servers
+from toolvet.services.alert_sources import Alert
+from toolvet.services.alerts import Alerts
 from toolvet.services.auth import Principal, Role
 from toolvet.services.context import Context
 from toolvet.settings import AlertKindName, WebhookSetting
@@ -208,3 +210,10 @@ async def test_a_webhook_from_the_settings_is_listed_and_sent_to_but_not_removed
         _, failing = await receiver.delivered("discovery.failing")
     assert failing["data"] == {"server": "gone", "run": failing["data"]["run"], "failures": 2,
                                "error": failing["data"]["error"]} and failing["data"]["error"]
+
+
+async def test_an_alert_noticed_while_the_sender_stops_is_dropped_not_raised(ctx: Context) -> None:
+    alert = Alert(AlertKind.TOOL_NEW, "tool.new:run:1", "toolvet: 1 new tool(s) on up: a")
+    async with Alerts(ctx, None) as alerts:
+        alerts.emit(alert)  # queued while running
+    alerts.emit(alert)  # a discovery read that finished after the stop: dropped (logged), never an error

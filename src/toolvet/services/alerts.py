@@ -79,13 +79,15 @@ class Alerts:
 
     async def __aexit__(self, *exc: Any) -> None:
         self.ctx.alerts = None
-        if self._tg is not None:
-            self._tg.cancel_scope.cancel()
-            await self._tg.__aexit__(None, None, None)
-        if self._http is not None:
-            await self._http.aclose()
-        self._send.close()
-        self._receive.close()
+        try:
+            if self._tg is not None:
+                self._tg.cancel_scope.cancel()
+                await self._tg.__aexit__(None, None, None)
+        finally:
+            self._send.close()
+            self._receive.close()
+            if self._http is not None:
+                await self._http.aclose()
 
     def emit(self, alert: Alert) -> None:
         """Queue ``alert`` without waiting; a full queue drops it (logged)."""
@@ -93,6 +95,8 @@ class Alerts:
             self._send.send_nowait(alert)
         except anyio.WouldBlock:
             log.warning("alert queue full: %s dropped", alert.key)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            log.warning("alert sender stopping: %s dropped", alert.key)
 
     async def _watch_calls(self, bus: EventBus) -> None:
         async with bus.subscribe() as events:
@@ -115,17 +119,16 @@ class Alerts:
 
     async def _deliver_loop(self) -> None:
         assert self._tg is not None
-        async with self._receive:
-            async for alert in self._receive:
-                try:
-                    hooks = await anyio.to_thread.run_sync(webhooks.hooks, self.ctx)
-                except Exception as exc:
-                    log.warning("webhooks not read; alert %s dropped: %s", alert.key, str(exc).splitlines()[0])
-                    continue
-                body = payload(alert)
-                for hook in hooks:
-                    if hook.wants(alert.kind.value):
-                        self._tg.start_soon(self._deliver, hook, alert, body)
+        async for alert in self._receive:  # closed by __aexit__, after every task has stopped
+            try:
+                hooks = await anyio.to_thread.run_sync(webhooks.hooks, self.ctx)
+            except Exception as exc:
+                log.warning("webhooks not read; alert %s dropped: %s", alert.key, str(exc).splitlines()[0])
+                continue
+            body = payload(alert)
+            for hook in hooks:
+                if hook.wants(alert.kind.value):
+                    self._tg.start_soon(self._deliver, hook, alert, body)
 
     async def _deliver(self, hook: webhooks.Hook, alert: Alert, body: dict[str, Any]) -> None:
         delivery = await anyio.to_thread.run_sync(webhooks.claim_delivery, self.ctx, hook.name, alert.key,
