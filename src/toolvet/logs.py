@@ -46,8 +46,8 @@ class _RequestIdFilter(logging.Filter):
 
 
 #: LogRecord attributes that are not a caller's ``extra``.
-_STANDARD: Final = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime",
-                                                                                     "request_id"}
+_STANDARD: Final = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
+    "message", "asctime", "request_id", "color_message"}  # uvicorn's ANSI-coloured copy of the message
 
 
 class JsonFormatter(logging.Formatter):
