@@ -337,6 +337,43 @@ def test_0010_adds_the_bus_messages_table_beside_the_registry_and_goes_again_on_
         engine.dispose()
 
 
+# --- 0012: webhooks ----------------------------------------------------------------------------------
+
+_DELIVERIES = sa.table("webhook_deliveries", *(sa.column(c) for c in ("id", "webhook", "alert_key", "kind", "status",
+                                                                      "attempts")),
+                       sa.column("payload", sa.JSON), sa.column("created_at", UTCDateTime()))
+
+
+def test_0012_adds_the_webhook_tables_beside_the_registry_which_it_leaves_as_it_was(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0008")
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
+
+        upgrade(engine, "0012")
+
+        assert {"webhooks", "webhook_deliveries"} <= set(sa.inspect(engine).get_table_names())
+        row = {"webhook": "ops", "alert_key": "call.pending:c1", "kind": "call.pending", "status": "sending",
+               "attempts": 0, "payload": {"text": "hi"}, "created_at": _AT}
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_DELIVERIES), [{"id": 1, **row}])
+        with engine.begin() as conn, pytest.raises(sa.exc.IntegrityError):  # one delivery per hook and alert
+            conn.execute(sa.insert(_DELIVERIES), [{"id": 2, **row}])
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT name FROM servers")).scalars().all() == ["up"]
+
+        _downgrade(engine, "0008")
+
+        assert current_revision(engine) == "0008"
+        assert not {"webhooks", "webhook_deliveries"} & set(sa.inspect(engine).get_table_names())
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT name FROM servers")).scalars().all() == ["up"]
+        upgrade(engine)
+    finally:
+        engine.dispose()
+
+
 # --- 0013: the authorization of OAuth-protected upstreams ---------------------------------------------
 
 _OAUTH = sa.table("server_oauth", *(sa.column(c) for c in ("server_id", "grant", "client_id", "scope", "secret",

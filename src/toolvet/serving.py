@@ -24,6 +24,7 @@ import anyio
 import uvicorn
 
 from toolvet.errors import SetupError
+from toolvet.logs import configure
 from toolvet.services.context import Context
 from toolvet.services.events import CALLS, STOPPING
 from toolvet.services.scheduler import Scheduler
@@ -89,7 +90,10 @@ async def serve(ctx: Context, sock: socket.socket, *, on_ready: Callable[[], Non
     terminated."""
     from toolvet.api.app import create_app
 
-    config = uvicorn.Config(create_app(ctx), log_level="warning", lifespan="on",
+    configure(ctx.settings.log_format, ctx.settings.log_level)
+    # uvicorn's own loggers go through the same handler (log_config None: it installs none of its own).
+    config = uvicorn.Config(create_app(ctx), log_level=ctx.settings.log_level.lower(), lifespan="on",
+                            log_config=None, access_log=False,
                             timeout_graceful_shutdown=math.ceil(ctx.settings.shutdown_grace))
     loop = asyncio.get_running_loop()
 

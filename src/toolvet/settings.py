@@ -6,10 +6,24 @@ import ipaddress
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+#: The alert kinds (``schemas.webhooks.AlertKind``'s values; a test keeps the two the same).
+AlertKindName = Literal["tool.held", "tool.new", "finding.high", "call.pending", "discovery.failing"]
+
+
+class WebhookSetting(BaseModel):
+    """One alert webhook given in the settings (``TOOLVET_WEBHOOKS``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")
+    url: str = Field(pattern=r"^https?://\S+$")
+    secret: str = Field(min_length=16)
+    kinds: list[AlertKindName] = Field(default_factory=list)
 
 
 class Settings(BaseSettings):
@@ -142,6 +156,33 @@ class Settings(BaseSettings):
         default=30.0, ge=0, description="Days the audit entries that record calls (`call.pending`, `call.run`, "
         "`call.invalid`) are kept; operators' actions are kept forever. 0 keeps them forever.",
     )
+
+    # Operating it (docs/operate.md).
+    metrics_open: bool = Field(
+        default=False, description="Serve `GET /metrics` to anyone who can reach it; off, it needs an operator's "
+        "or an admin's token.")
+    log_format: Literal["text", "json"] = Field(
+        default="text", description="`json`: `toolvet serve` logs one JSON object a line (with the request id "
+        "of the REST or MCP request it happened in); `text`: plain lines.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="WARNING", description="Lowest level `toolvet serve` logs; `INFO` adds one line per HTTP request "
+        "(method, path, status, milliseconds, request id).")
+
+    webhooks: list[WebhookSetting] = Field(
+        default_factory=list, description="Alert webhooks beside those managed over REST, as a JSON list of "
+        "`{\"name\", \"url\", \"secret\", \"kinds\"}` (`kinds` empty or absent: every kind).")
+    webhook_attempts: int = Field(
+        default=6, ge=1, le=20, description="Most times one alert is sent to one webhook before it is recorded "
+        "as failed.")
+    webhook_backoff: float = Field(
+        default=2.0, gt=0, description="Seconds before the first retry of a failed webhook delivery; each next "
+        "retry waits twice as long (at most 10 minutes).")
+    webhook_timeout: float = Field(default=10.0, gt=0, description="Seconds one webhook request may take.")
+    alert_discovery_failures: int = Field(
+        default=3, ge=1, description="Alert (`discovery.failing`) when a server's discovery has failed this many "
+        "passes in a row.")
+    alert_poll_seconds: float = Field(
+        default=5.0, gt=0, description="How often `toolvet serve` looks for new discovery runs to alert on.")
 
     @field_validator("upstream_deny", mode="before")
     @classmethod

@@ -36,6 +36,15 @@ async def client(app: FastAPI) -> AsyncIterator[httpx2.AsyncClient]:
         yield c
 
 
+@pytest.fixture
+async def served(app: FastAPI) -> AsyncIterator[httpx2.AsyncClient]:
+    """A client of the app with its lifespan running (the call service, the alert sender, the gateway)."""
+    async with app.router.lifespan_context(app), httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://toolvet", timeout=30.0
+    ) as c:
+        yield c
+
+
 def bearer(token: str) -> Headers:
     return {"Authorization": f"Bearer {token}"}
 

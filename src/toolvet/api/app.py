@@ -15,9 +15,12 @@ from toolvet.api.deps import get_principal
 from toolvet.api.headers import SecurityHeaders
 from toolvet.api.limits import RequestLimits
 from toolvet.api.routes import OPEN_ROUTERS, ROUTERS
+from toolvet.api.routes import metrics as metrics_route
 from toolvet.console import mount_console
 from toolvet.gateway.gateway import gateway_lifetime, mount_gateway
+from toolvet.logs import serve_with_id
 from toolvet.services import health
+from toolvet.services.alerts import Alerts
 from toolvet.services.calls import CallService
 from toolvet.services.context import Context
 from toolvet.services.oauth_connect import ConnectFlows
@@ -41,9 +44,10 @@ async def readyz(request: Request) -> JSONResponse:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The app's long-lived parts, in order: the call service, the operators' OAuth Connect flows,
-    then the MCP gateway that forwards through it (stopped in reverse)."""
-    async with CallService(app.state.ctx), ConnectFlows(app.state.ctx).run(), gateway_lifetime(app):
+    """The app's long-lived parts, in order: the call service, the alert sender that listens to it,
+    the operators' OAuth Connect flows, then the MCP gateway that forwards through it (stopped in reverse)."""
+    ctx = app.state.ctx
+    async with CallService(ctx) as calls, Alerts(ctx, calls.events), ConnectFlows(ctx).run(), gateway_lifetime(app):
         yield
 
 
@@ -63,10 +67,16 @@ class ToolvetAPI(FastAPI):
     mcp_app: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.mcp_app is not None and scope["type"] == "http" and scope["path"] == "/mcp":
-            await self.mcp_app(scope, receive, send)
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
             return
-        await super().__call__(scope, receive, send)
+        await serve_with_id(scope, receive, send, self._route)  # every request, /mcp included, under its id
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.mcp_app is not None and scope["path"] == "/mcp":
+            await self.mcp_app(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
 
 
 def create_app(ctx: Context) -> ToolvetAPI:
@@ -91,6 +101,7 @@ def create_app(ctx: Context) -> ToolvetAPI:
     app.add_api_route("/healthz", healthz, methods=["GET"], tags=["health"])
     app.add_api_route("/readyz", readyz, methods=["GET"], tags=["health"],
                       responses={503: {"description": "The database is not reachable."}})
+    app.include_router(metrics_route.router)  # at the root, where scrapers look; the route checks its token
     for router in ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(get_principal)])
     for router in OPEN_ROUTERS:

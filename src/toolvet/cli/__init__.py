@@ -43,6 +43,8 @@ COMMANDS: dict[str, LazyCommand] = {
                           "Register the servers of an MCP client's config file"),
     "apply": LazyCommand("toolvet.cli.config_file:apply", "Make the registry match a file"),
     "export": LazyCommand("toolvet.cli.config_file:export", "Write the registry in the format toolvet apply reads"),
+    "webhook": LazyCommand("toolvet.cli.webhooks:webhook_app",
+                           "Alert webhooks: add, list, remove, and what was delivered."),
 }
 
 

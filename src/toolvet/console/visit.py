@@ -24,6 +24,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from toolvet.console.session import COOKIE, MAX_AGE, Session, open_cookie, principal_for
 from toolvet.errors import ToolvetError
+from toolvet.services.attention import Attention, attention
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.web import status_for
@@ -110,6 +111,8 @@ class Visit:
     principal: Principal
     session: Session
     form: FormData | None = None
+    #: What needs a person (the navigation's counts), read for every page shown.
+    attention: Attention | None = None
     _session_out: Session | None = field(default=None, repr=False)
 
     def can(self, permission: str) -> bool:
@@ -136,6 +139,7 @@ class Visit:
             can=self.can,
             path=self.request.url.path,
             here=self.here(),
+            attention=self.attention,
             **context,
         )
         return HTMLResponse(html, status_code=status)
@@ -162,7 +166,7 @@ View = Callable[[Visit], Awaitable[Response]]
 def bare(template: str, status: int = 200, **context: Any) -> HTMLResponse:
     """A page outside a session (sign-in, errors before sign-in)."""
     html = ENV.get_template(template).render(
-        principal=None, flash=None, csrf="", can=lambda _: False, path="", here="", **context
+        principal=None, flash=None, csrf="", can=lambda _: False, path="", here="", attention=None, **context
     )
     return HTMLResponse(html, status_code=status)
 
@@ -198,6 +202,8 @@ def page(view: View) -> Callable[[Request], Awaitable[Response]]:
                     message="The form's security token is missing or wrong. Reload the page and try again.",
                 )
         visit = Visit(request, ctx, principal, session, form)
+        if request.method == "GET" and principal.can(Permission.READ):
+            visit.attention = await anyio.to_thread.run_sync(attention, ctx, principal)
         try:
             response = await view(visit)
         except ToolvetError as exc:

@@ -438,3 +438,40 @@ class ServerOAuth(Base):
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     version: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class Webhook(Base):
+    """An operator's alert webhook (``services.webhooks``): where alerts of the kinds it asks for are
+    POSTed, signed with its own secret (a Fernet token, like upstream secrets). No kinds: every kind."""
+
+    __tablename__ = "webhooks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32), unique=True)
+    url: Mapped[str] = mapped_column(Text)
+    secret_sealed: Mapped[str] = mapped_column(Text)
+    kinds: Mapped[list[str]] = mapped_column(Json, default=list)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_by: Mapped[str] = mapped_column(Text)
+
+
+class WebhookDelivery(Base):
+    """One alert sent (or being sent) to one webhook. ``(webhook, alert_key)`` is unique, so processes
+    that notice the same event (replicas polling one database) deliver it once."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (UniqueConstraint("webhook", "alert_key", name="uq_webhook_deliveries_alert"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # The webhook's name (a REST-managed hook's, or a settings hook's): kept after the hook is removed.
+    webhook: Mapped[str] = mapped_column(String(40), index=True)
+    alert_key: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(40))
+    payload: Mapped[dict[str, Any]] = mapped_column(Json)
+    status: Mapped[str] = mapped_column(String(12))  # sending, delivered, failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_status_code: Mapped[int | None] = mapped_column(Integer)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

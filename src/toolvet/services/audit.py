@@ -5,10 +5,11 @@ Operators' actions are kept forever; the entries that only record calls are prun
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Final
 
 from pydantic import BaseModel
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from toolvet.db.models import AuditEntry
@@ -18,6 +19,7 @@ from toolvet.schemas.tools import AuditOut
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.bounds import bounded_value
 from toolvet.services.context import CHANGED, Context
+from toolvet.services.search import matching, page_of
 
 #: Most bytes (compact JSON) kept of an entry's ``before`` or ``after``: the log records what changed,
 #: not a copy of every body a client sent; a bigger value is kept as a marked prefix (``bounds``).
@@ -53,9 +55,12 @@ def record(
 
 def list_entries(
     ctx: Context, principal: Principal, *, actor: str | None = None, object_id: str | None = None,
-    action: str | None = None, limit: int = 100, offset: int = 0,
+    action: str | None = None, since: datetime | None = None, until: datetime | None = None, q: str = "",
+    descending: bool = True, limit: int = 100, offset: int = 0,
 ) -> Page[AuditOut]:
-    """Newest first, filtered by actor, object (``server:NAME`` or ``tool:SERVER/TOOL``) or action."""
+    """Newest first (``descending`` False: oldest first), filtered by actor, object (``server:NAME`` or
+    ``tool:SERVER/TOOL``), action, a time range (``since`` included, ``until`` not) and ``q`` (a
+    substring of the actor or the object)."""
     principal.require(Permission.READ)
     query = select(AuditEntry)
     if actor:
@@ -64,8 +69,19 @@ def list_entries(
         query = query.where(AuditEntry.object_id == object_id)
     if action:
         query = query.where(AuditEntry.action == action)
+    if since is not None:
+        query = query.where(AuditEntry.at >= since)
+    if until is not None:
+        query = query.where(AuditEntry.at < until)
+    if q:
+        query = query.where(matching(q, AuditEntry.actor, AuditEntry.object_id))
     with ctx.db.transaction() as session:
-        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-        rows = session.scalars(query.order_by(AuditEntry.id.desc()).limit(limit).offset(offset)).all()
-        items = [AuditOut.model_validate(row, from_attributes=True) for row in rows]
-    return Page(items=items, total=total, limit=limit, offset=offset)
+        return page_of(session, query, [AuditEntry.id.desc() if descending else AuditEntry.id.asc()], limit,
+                       offset, lambda row: AuditOut.model_validate(row, from_attributes=True))
+
+
+def known_actions(ctx: Context, principal: Principal) -> list[str]:
+    """Every action the log holds, for a filter's choices."""
+    principal.require(Permission.READ)
+    with ctx.db.transaction() as session:
+        return list(session.scalars(select(AuditEntry.action).distinct().order_by(AuditEntry.action)))

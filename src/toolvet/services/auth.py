@@ -28,6 +28,8 @@ class Permission(StrEnum):
     APPROVE_CALLS = "approve-calls"
     MANAGE_TOKENS = "manage-tokens"
     CONSUME = "consume"              # catalog, decide, calls, own preferences
+    READ_METRICS = "read-metrics"    # GET /metrics (unless metrics_open)
+    MANAGE_WEBHOOKS = "manage-webhooks"   # alert webhooks and their deliveries
 
 
 _GRANTS: dict[Role, frozenset[Permission]] = {

@@ -25,6 +25,7 @@ from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.bounds import bounded_result, bounded_value, json_size
 from toolvet.services.call_journal import bounded_entries
 from toolvet.services.context import Context
+from toolvet.services.search import matching
 
 log = logging.getLogger("toolvet.calls")
 
@@ -195,9 +196,11 @@ def get(ctx: Context, principal: Principal, call_id: str) -> CallOut:
 
 
 def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", server: str | None = None,
-               tool: str | None = None, limit: int = 100, offset: int = 0) -> Page[CallOut]:
-    """Calls newest first, of one status (None: all), server and tool when given; expired pending calls
-    are marked expired on the way."""
+               tool: str | None = None, limit: int = 100, offset: int = 0, q: str = "",
+               descending: bool = True) -> Page[CallOut]:
+    """Calls newest first (``descending`` False: oldest first), of one status (None: all), server and tool
+    when given; expired pending calls are marked expired on the way. ``q`` searches the server, the tool
+    and the user."""
     now = utcnow()
     query = select(PendingCall)
     if principal.role is Role.CONSUMER:
@@ -210,11 +213,15 @@ def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pend
         query = query.where(PendingCall.server_type == server)
     if tool:
         query = query.where(PendingCall.tool_name == tool)
+    if q:
+        query = query.where(matching(q, PendingCall.server_type, PendingCall.tool_name, PendingCall.user))
+    order = (PendingCall.created_at.desc(), PendingCall.id.desc()) if descending else (
+        PendingCall.created_at.asc(), PendingCall.id.asc())
     with ctx.db.transaction() as session:
         session.execute(update(PendingCall).where(PendingCall.status == "pending", PendingCall.expires_at <= now)
                         .values(status=CallStatus.EXPIRED.value))
         total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-        rows = session.scalars(query.order_by(PendingCall.created_at.desc()).limit(limit).offset(offset)).all()
+        rows = session.scalars(query.order_by(*order).limit(limit).offset(offset)).all()
         return Page(items=[out_of(r) for r in rows], total=total, limit=limit, offset=offset)
 
 

@@ -37,7 +37,7 @@ from toolvet.domain.policy import Decision, ToolFacts
 from toolvet.errors import Conflict, Forbidden, InvalidInput, NotFound, UpstreamError
 from toolvet.schemas.calls import TERMINAL, CallCreate, CallOut, CallStatus
 from toolvet.schemas.common import Page
-from toolvet.services import access, call_intents, call_store, preferences
+from toolvet.services import access, call_intents, call_store, metrics, preferences
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.call_journal import CallJournal
 from toolvet.services.context import Context
@@ -63,6 +63,12 @@ INPUT_ROUNDS = 8
 
 Elicit = Callable[[CallOut], Awaitable[Literal["allow", "always", "deny"] | None]]
 HostHandler = Callable[[Principal, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+#: How a recorded call's status is counted (``toolvet_calls_total``'s outcome).
+_OUTCOMES = {CallStatus.DONE: metrics.RAN, CallStatus.FAILED: metrics.UPSTREAM_FAILURE,
+             CallStatus.DENIED: metrics.DENIED, CallStatus.INVALID: metrics.INVALID,
+             CallStatus.CANCELLED: metrics.CANCELLED}
 
 
 @dataclass(frozen=True)
@@ -280,6 +286,7 @@ class CallService:
         names the client's own identity (its MCP session), part of the call's intent: a retry of a
         pending call with the same intent resumes it (``services.call_intents``).
         """
+        started = time.perf_counter()
         label = f"{data.server_type}/{data.tool_name}"
         if principal is None:
             # Who has no token learns no more than that one is needed, whether or not the tool exists.
@@ -294,6 +301,7 @@ class CallService:
         access.check(principal, snap.need, label)
         decision = await self.decision(user, scope, snap)
         if decision.refused:
+            metrics.call_outcome(data.server_type, data.tool_name, metrics.REFUSED)
             raise Forbidden(f"call to {label} refused: " + "; ".join(decision.reasons))
         granted = access.granted(snap.need)
         now = utcnow()
@@ -313,7 +321,7 @@ class CallService:
             return call
         if decision.auto_allow:
             return await self._run(principal, call, snap, action="call.run", hooks=hooks, meta=meta,
-                                   resume=resume)
+                                   resume=resume, started=started)
         if decision.operator_only:
             elicit, asks_in_answer = None, False  # only an operator or an admin approves it: never its user
         if asks_in_answer:
@@ -346,6 +354,7 @@ class CallService:
             if stored.status in TERMINAL or wait <= 0:
                 return stored
         else:
+            metrics.call_outcome(pending.server_type, pending.tool_name, metrics.PENDING)
             self.events.publish({"type": "tool-call-pending", "callId": pending.id,
                                  "serverType": pending.server_type, "toolName": pending.tool_name,
                                  "arguments": pending.arguments, "autoAllow": False, "serverExecuted": True,
@@ -380,9 +389,11 @@ class CallService:
 
     async def _run(self, principal: Principal, call: CallOut, snap: _Snapshot, *, action: str,
                    stored: bool = False, hooks: Hooks = NO_HOOKS, meta: dict[str, Any] | None = None,
-                   resume: dict[str, Any] | None = None) -> CallOut:
+                   resume: dict[str, Any] | None = None, started: float | None = None) -> CallOut:
+        started = time.perf_counter() if started is None else started
+        spent = [0.0]  # seconds in the upstream's requests
         try:
-            result = await self._execute(principal, call, snap, hooks, meta, resume)
+            result = await self._execute(principal, call, snap, hooks, meta, resume, spent)
             status, error = CallStatus.DONE, None
         except anyio.get_cancelled_exc_class():
             # The caller gave up (an MCP client's cancellation, a closed connection): the upstream was
@@ -401,10 +412,13 @@ class CallService:
             await self._record(principal, call, action, store=False)
         else:
             await self._record(principal, call, action, store=True)
+        metrics.call_latency(call.server_type, time.perf_counter() - started - spent[0], spent[0])
         return call
 
     async def _execute(self, principal: Principal, call: CallOut, snap: _Snapshot, hooks: Hooks = NO_HOOKS,
-                       meta: dict[str, Any] | None = None, resume: dict[str, Any] | None = None) -> dict[str, Any]:
+                       meta: dict[str, Any] | None = None, resume: dict[str, Any] | None = None,
+                       spent: list[float] | None = None) -> dict[str, Any]:
+        spent = [0.0] if spent is None else spent
         if snap.target is None:
             host = self.host_tools[call.tool_name]
             result = await host.handler(principal, call.arguments)
@@ -423,8 +437,7 @@ class CallService:
                                                  or snap.output_schema.get("type") == "object")
             # One upstream session per user the call is made for: a stateful server's session state
             # (log level, subscriptions) never crosses from one user to another.
-            result = await self.pool.call(call.server_type, snap.target, "tools/call", params,
-                                          caller=call.user, hooks=hooks, handshake=handshake)
+            result = await self._forward(spent, call.server_type, snap.target, params, call.user, hooks, handshake)
             for _ in range(INPUT_ROUNDS):
                 # The upstream needs input first (2026-07-28): answered through the hooks and sent
                 # again, or (None) the result goes to the caller, whose client retries.
@@ -441,8 +454,8 @@ class CallService:
                     params["requestState"] = state
                 else:
                     params.pop("requestState", None)
-                result = await self.pool.call(call.server_type, snap.target, "tools/call", params,
-                                              caller=call.user, hooks=hooks, handshake=handshake)
+                result = await self._forward(spent, call.server_type, snap.target, params, call.user, hooks,
+                                             handshake)
         if not isinstance(result, dict):
             raise UpstreamError(f"{call.server_type}: tools/call result is not an object")
         if is_input_required(result) or is_task_created(result):
@@ -458,6 +471,17 @@ class CallService:
                                     f"its outputSchema: {errors[0].message}")
         return result
 
+    async def _forward(self, spent: list[float], server: str, target: Target, params: dict[str, Any], caller: str,
+                       hooks: Hooks, handshake: bool) -> Any:
+        """One ``tools/call`` through the pool, its time added to ``spent[0]`` (the upstream's share)."""
+        assert self.pool is not None
+        start = time.perf_counter()
+        try:
+            return await self.pool.call(server, target, "tools/call", params, caller=caller, hooks=hooks,
+                                        handshake=handshake)
+        finally:
+            spent[0] += time.perf_counter() - start
+
     # ---------------------------------------------------------------- approvals
 
     async def approve(self, principal: Principal, call_id: str, *, allow_always: bool = False) -> CallOut:
@@ -466,6 +490,7 @@ class CallService:
         if not self.host_tools and (await anyio.to_thread.run_sync(self._load, call_id)).server_type == HOST_SERVER:
             raise Conflict(f"call {call_id} is of one of toolvet's own tools: approve it on the running toolvet "
                            "server (POST /api/v1/calls/{id}/approve or the console's Pending calls page)")
+        started = time.perf_counter()
         call = await anyio.to_thread.run_sync(self._decide_pending, principal, call_id, CallStatus.APPROVED,
                                               allow_always)
         if allow_always:
@@ -488,7 +513,7 @@ class CallService:
             await anyio.to_thread.run_sync(self._finish, call)
         else:
             call = await self._run(principal, call.model_copy(update={"status": CallStatus.RUNNING}), snap,
-                                   action="call.run", stored=True)
+                                   action="call.run", stored=True, started=started)
         self._wake(call_id)
         self.events.publish({"type": "tool-call-decided", "callId": call_id, "status": call.status.value})
         return call
@@ -496,6 +521,7 @@ class CallService:
     async def deny(self, principal: Principal, call_id: str) -> CallOut:
         """Deny a pending call; unknown, expired or decided calls are errors."""
         call = await anyio.to_thread.run_sync(self._decide_pending, principal, call_id, CallStatus.DENIED, False)
+        metrics.call_outcome(call.server_type, call.tool_name, metrics.DENIED)
         self._wake(call_id)
         self.events.publish({"type": "tool-call-decided", "callId": call_id, "status": call.status.value})
         return call
@@ -527,6 +553,8 @@ class CallService:
         a fraction of a second later. Where the journal cannot be written, the records are committed to
         the database before the answer instead."""
         record = call_store.stored_record(self.ctx, principal, call, action, store=store)
+        if (outcome := _OUTCOMES.get(call.status)) is not None:
+            metrics.call_outcome(call.server_type, call.tool_name, outcome)
         try:
             self._journal.append([record])
         except OSError as exc:
@@ -540,6 +568,8 @@ class CallService:
         moved_in = time.monotonic()
         while True:
             await anyio.sleep(WRITE_SECONDS)
+            if self.pool is not None:
+                metrics.pool_sessions(self.pool.session_counts())
             with anyio.CancelScope(shield=True):
                 await self._flush()
                 if time.monotonic() - moved_in > 5.0 and self._journal.leftovers():
@@ -570,10 +600,11 @@ class CallService:
         return call_store.get(self.ctx, principal, call_id)
 
     def list(self, principal: Principal, *, status: str | None = "pending", server: str | None = None,
-             tool: str | None = None, limit: int = 100, offset: int = 0) -> Page[CallOut]:
+             tool: str | None = None, limit: int = 100, offset: int = 0, q: str = "",
+             descending: bool = True) -> Page[CallOut]:
         """Calls newest first (``call_store.list_calls``); expired pending calls are marked expired."""
         return call_store.list_calls(self.ctx, principal, status=status, server=server, tool=tool, limit=limit,
-                                     offset=offset)
+                                     offset=offset, q=q, descending=descending)
 
 
 # Module-level doors for the console and the REST API: the process's running CallService.
@@ -585,8 +616,10 @@ def service(ctx: Context) -> CallService:
 
 
 def list_calls(ctx: Context, principal: Principal, *, status: str | None = "pending", server: str | None = None,
-               tool: str | None = None, limit: int = 100, offset: int = 0) -> Page[CallOut]:
-    return service(ctx).list(principal, status=status, server=server, tool=tool, limit=limit, offset=offset)
+               tool: str | None = None, limit: int = 100, offset: int = 0, q: str = "",
+               descending: bool = True) -> Page[CallOut]:
+    return service(ctx).list(principal, status=status, server=server, tool=tool, limit=limit, offset=offset, q=q,
+                             descending=descending)
 
 
 async def approve_call(ctx: Context, principal: Principal, call_id: str, *, allow_always: bool = False) -> CallOut:

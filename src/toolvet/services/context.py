@@ -23,6 +23,7 @@ from toolvet.services.setup_errors import explain
 from toolvet.settings import Settings, get_settings
 
 if TYPE_CHECKING:  # the services that set these import this module
+    from toolvet.services.alerts import Alerts
     from toolvet.services.auth import Principal
     from toolvet.services.calls import CallService
     from toolvet.services.discovery_writer import ProcessWriter
@@ -43,6 +44,8 @@ class Context:
     secrets: SecretBox
     #: The running call service of this process, with its upstream pool (set while the HTTP app runs).
     calls: CallService | None = None
+    #: The running alert sender of this process (set while the HTTP app runs).
+    alerts: Alerts | None = None
     #: The discovery writer process of big sweeps, started on first use (``services.discovery_writer``).
     discovery_writer: ProcessWriter | None = None
     #: Principals of tokens the gateway authenticated lately (for ``toolvet.cache.READ_TTL``), by token;

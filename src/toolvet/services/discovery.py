@@ -7,9 +7,11 @@ from discovery-owned columns, so an operator's edit racing a pass is never overw
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 import anyio
 import anyio.abc
@@ -23,13 +25,14 @@ from toolvet.discovery import Limits, Listing, fetch_listing
 from toolvet.errors import InvalidInput, ToolvetError
 from toolvet.schemas.common import Page
 from toolvet.schemas.tools import DiscoveryRunOut
-from toolvet.services import leases
+from toolvet.services import leases, metrics
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import PassWriter, writer_for
 from toolvet.services.discovery_writes import listing_key, run_out
 from toolvet.services.events import TOOLS
 from toolvet.services.oauth import token_source
+from toolvet.services.search import matching, order_of, page_of
 from toolvet.services.servers import load as load_server
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import http_client
@@ -216,13 +219,14 @@ async def run_pass(
     releases it separately, shielded."""
     released = False
     try:
-        started = utcnow()
+        started, clock = utcnow(), time.perf_counter()
         listing = (await fetch_listing(item.target, limits_from(ctx), http) if item.problem is None
                    else Listing(status="failed", tools=[], error=item.problem, protocol_version=None,
                                 server_info=None, capabilities=None, instructions=None, pages=0))
         report = await writer.apply(item.server_id, item.name, listing, started, trigger, lease_key,
                                     likely_unchanged=_likely_unchanged(ctx, item, listing))
         released = True  # committed with the run (a thread hop is not abandoned on cancel)
+        metrics.discovery_pass(report.status, time.perf_counter() - clock)
         return report
     finally:
         if not released:
@@ -236,18 +240,34 @@ def _likely_unchanged(ctx: Context, item: PassPlan, listing: Listing) -> bool:
     return listing_key(listing.digest, ctx.settings.max_definition_bytes, item.updated_at) == item.listing_key
 
 
+#: The orders runs can be listed in (``started``, descending, is newest first).
+RUN_SORTS: Final = {"started": (DiscoveryRun.id,), "server": (DiscoveryRun.server_name, DiscoveryRun.id)}
+
+
 def list_runs(
     ctx: Context, principal: Principal, *, server: str | None = None, status: str | None = None,
-    limit: int = 100, offset: int = 0,
+    q: str = "", sort: str = "started", descending: bool = True, limit: int = 100, offset: int = 0,
 ) -> Page[DiscoveryRunOut]:
-    """Discovery runs, newest first."""
+    """Discovery runs, newest first unless sorted otherwise; ``q`` searches the server's name and the error."""
     principal.require(Permission.READ)
     query = select(DiscoveryRun)
     if server:
         query = query.where(DiscoveryRun.server_name == server)
     if status:
         query = query.where(DiscoveryRun.status == status)
+    if q:
+        query = query.where(matching(q, DiscoveryRun.server_name, DiscoveryRun.error))
     with ctx.db.transaction() as session:
-        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-        rows = session.scalars(query.order_by(DiscoveryRun.id.desc()).limit(limit).offset(offset)).all()
-        return Page(items=[run_out(r) for r in rows], total=total, limit=limit, offset=offset)
+        return page_of(session, query, order_of(RUN_SORTS, sort, descending=descending), limit, offset, run_out)
+
+
+def last_runs(ctx: Context, principal: Principal, servers: Sequence[str]) -> dict[str, DiscoveryRunOut]:
+    """Each named server's newest run (servers never run are left out)."""
+    principal.require(Permission.READ)
+    if not servers:
+        return {}
+    newest = (select(func.max(DiscoveryRun.id)).where(DiscoveryRun.server_name.in_(servers))
+              .group_by(DiscoveryRun.server_name))
+    with ctx.db.transaction() as session:
+        rows = session.scalars(select(DiscoveryRun).where(DiscoveryRun.id.in_(newest))).all()
+        return {r.server_name: run_out(r) for r in rows}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import func, select
@@ -27,6 +27,7 @@ from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.oauth_settings import apply_settings, auth_mode, oauth_out
+from toolvet.services.search import matching, order_of
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -98,15 +99,23 @@ def _tool_count(session: Session, server_id: int) -> int:
     return session.scalar(select(func.count()).where(Tool.server_id == server_id)) or 0
 
 
-def list_servers(ctx: Context, principal: Principal, *, limit: int = 100, offset: int = 0) -> Page[ServerOut]:
+#: The orders servers can be listed in.
+SERVER_SORTS: Final = {"name": (Server.name,), "last_discovery": (Server.last_discovery_at, Server.name),
+                       "created": (Server.created_at, Server.name)}
+
+
+def list_servers(ctx: Context, principal: Principal, *, q: str = "", sort: str = "name", descending: bool = False,
+                 limit: int = 100, offset: int = 0) -> Page[ServerOut]:
+    """Servers a page at a time; ``q`` searches name, title, URL and command."""
     principal.require(Permission.READ)
     counts = select(Tool.server_id, func.count().label("n")).group_by(Tool.server_id).subquery()
+    where = [matching(q, Server.name, Server.title, Server.url, Server.command)] if q else []
     with ctx.db.transaction() as session:
-        total = session.scalar(select(func.count()).select_from(Server)) or 0
+        total = session.scalar(select(func.count()).select_from(Server).where(*where)) or 0
         rows = session.execute(
             select(Server, func.coalesce(counts.c.n, 0))
-            .outerjoin(counts, counts.c.server_id == Server.id)
-            .order_by(Server.name).limit(limit).offset(offset)
+            .outerjoin(counts, counts.c.server_id == Server.id).where(*where)
+            .order_by(*order_of(SERVER_SORTS, sort, descending=descending)).limit(limit).offset(offset)
         ).all()
         items = [to_out(server, n) for server, n in rows]
     return Page(items=items, total=total, limit=limit, offset=offset)

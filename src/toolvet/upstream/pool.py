@@ -111,6 +111,13 @@ class UpstreamPool:
                 self._tg = None
                 tg.cancel_scope.cancel()
 
+    def session_counts(self) -> dict[str, int]:
+        """How many sessions the pool holds open now, by server."""
+        counts: dict[str, int] = {}
+        for server, _, _ in self._sessions:
+            counts[server] = counts.get(server, 0) + 1
+        return counts
+
     async def call(
         self, server: str, target: Target, method: str, params: dict[str, Any] | None, *,
         caller: str = "", hooks: Hooks = NO_HOOKS, handshake: bool = False,

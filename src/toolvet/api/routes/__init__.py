@@ -20,6 +20,7 @@ from toolvet.api.routes import (
     tokens,
     tool_sets,
     tools,
+    webhooks,
 )
 
 ROUTERS: list[APIRouter] = [
@@ -33,5 +34,6 @@ ROUTERS: list[APIRouter] = [
     preferences.router,
     catalog.router,
     calls.router,
+    webhooks.router,
 ]
 OPEN_ROUTERS: list[APIRouter] = [calls.open_router, catalog.open_router]

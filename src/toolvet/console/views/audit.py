@@ -1,32 +1,41 @@
-"""The audit log, newest first, filtered by actor and object."""
+"""The audit log, newest first, filtered by actor, object, action and time range, searched, paged."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from starlette.responses import Response
 
+from toolvet.console.paging import pager, paging
 from toolvet.console.visit import Visit
-from toolvet.schemas.common import MAX_OFFSET
+from toolvet.errors import InvalidInput
 from toolvet.services import audit
 
-PAGE = 100
+SORTS = ("at",)
+
+
+def _moment(visit: Visit, name: str) -> datetime | None:
+    """A ``datetime-local`` field (``2026-12-01T03:00``), read as UTC."""
+    text = visit.field(name).strip()
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidInput("must be a date and time such as 2026-12-01T03:00 (UTC)", name) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 async def audit_list(visit: Visit) -> Response:
-    actor, object_id = visit.field("actor").strip(), visit.field("object").strip()
-    try:
-        offset = min(max(int(visit.field("offset") or 0), 0), MAX_OFFSET)
-    except ValueError:
-        offset = 0
+    filters = {key: visit.field(key).strip() for key in ("q", "actor", "object", "action", "since", "until")}
+    since, until = _moment(visit, "since"), _moment(visit, "until")
+    asked = paging(visit, SORTS, "at", descending=True)
     page = await visit.run(
-        audit.list_entries, actor=actor or None, object_id=object_id or None, limit=PAGE, offset=offset
+        audit.list_entries, actor=filters["actor"] or None, object_id=filters["object"] or None,
+        action=filters["action"] or None, since=since, until=until, q=asked.q, descending=asked.descending,
+        limit=asked.limit, offset=asked.offset,
     )
     return visit.render(
-        "audit.html",
-        title="Audit log",
-        entries=page.items,
-        total=page.total,
-        offset=offset,
-        page_size=PAGE,
-        actor=actor,
-        object_id=object_id,
+        "audit.html", title="Audit log", entries=page.items, total=page.total, filters=filters,
+        actions=await visit.run(audit.known_actions), pg=pager(visit, page, asked),
     )

@@ -8,8 +8,10 @@ from collections.abc import AsyncIterator
 import anyio
 from starlette.responses import Response, StreamingResponse
 
+from toolvet.console.paging import pager, paging
 from toolvet.console.visit import PREFIX, Visit
 from toolvet.errors import InvalidInput
+from toolvet.schemas.calls import CallStatus
 from toolvet.services import calls
 from toolvet.services.auth import Permission
 from toolvet.services.events import STOPPING
@@ -19,11 +21,20 @@ KEEP_ALIVE = 15.0
 #: A stream ends after this long and the browser reconnects, so a revoked token stops listening soon.
 STREAM_FOR = 600.0
 ACTIONS = ("approve", "approve-always", "deny")
+STATUSES = ("pending", "any", *(s.value for s in CallStatus if s is not CallStatus.PENDING))
 
 
 async def call_list(visit: Visit) -> Response:
-    page = await visit.run(calls.list_calls, status="pending", limit=200)
-    return visit.render("calls.html", title="Pending calls", calls=page.items, total=page.total)
+    """Calls waiting for a decision (or, by ``status``, any others), newest first, searched and paged."""
+    status = visit.field("status") or "pending"
+    if status not in STATUSES:
+        raise InvalidInput(f"must be one of {', '.join(STATUSES)}", "status")
+    asked = paging(visit, ("created",), "created", descending=True)
+    page = await visit.run(calls.list_calls, status=None if status == "any" else status, q=asked.q,
+                           descending=asked.descending, limit=asked.limit, offset=asked.offset)
+    return visit.render("calls.html", title="Pending calls" if status == "pending" else "Calls", calls=page.items,
+                        total=page.total, call_status=status, statuses=STATUSES, q=asked.q,
+                        pg=pager(visit, page, asked))
 
 
 async def decide(visit: Visit) -> Response:

@@ -6,9 +6,10 @@ from typing import Any
 
 from starlette.responses import Response
 
+from toolvet.console.paging import pager, paging
 from toolvet.console.visit import PREFIX, Visit, safe_next
 from toolvet.errors import InvalidInput
-from toolvet.services import discovery, servers
+from toolvet.services import discovery, servers, tool_search
 
 BOOLEANS = ("enabled", "trust_annotations", "new_tools_enabled", "hold_changed_tools", "hold_flagged_tools",
             "remove_stale")
@@ -69,12 +70,24 @@ def _shown(data: dict[str, Any]) -> dict[str, Any]:
 
 
 async def server_list(visit: Visit) -> Response:
-    page = await visit.run(servers.list_servers, limit=1000)
-    runs = await visit.run(discovery.list_runs, limit=1000)
-    last_run: dict[str, Any] = {}
-    for run in runs.items:  # newest first
-        last_run.setdefault(run.server, run)
-    return visit.render("servers.html", servers=page.items, last_run=last_run, title="Servers")
+    """Servers a page at a time, each with its last run and how many of its tools are held."""
+    asked = paging(visit, tuple(servers.SERVER_SORTS), "name")
+    page = await visit.run(servers.list_servers, **asked.service_args())
+    names = [s.name for s in page.items]
+    last_run = await visit.run(discovery.last_runs, names)
+    held = await visit.run(tool_search.held_by_server)
+    return visit.render("servers.html", servers=page.items, last_run=last_run, held=held, title="Servers",
+                        total=page.total, q=asked.q, pg=pager(visit, page, asked))
+
+
+async def run_list(visit: Visit) -> Response:
+    """Discovery runs, newest first, by server and status."""
+    server, status = visit.field("server").strip(), visit.field("status").strip()
+    asked = paging(visit, tuple(discovery.RUN_SORTS), "started", descending=True)
+    page = await visit.run(discovery.list_runs, server=server or None, status=status or None,
+                           **asked.service_args())
+    return visit.render("runs.html", title="Discovery runs", runs=page.items, total=page.total, server=server,
+                        run_status=status, q=asked.q, pg=pager(visit, page, asked))
 
 
 async def server_new(visit: Visit) -> Response:

@@ -1,4 +1,5 @@
-"""Tools: the filtered list, the operator's ``enabled``/``writable`` switches, and the review page."""
+"""Tools: the paged, searched and sorted list with its bulk actions, the operator's
+``enabled``/``writable`` switches, and the review page."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from typing import Any
 
 from starlette.responses import Response
 
+from toolvet.console.paging import pager, paging
 from toolvet.console.visit import PREFIX, Visit, safe_next, url_part
 from toolvet.domain.policy import ReviewState
 from toolvet.errors import InvalidInput
-from toolvet.services import review, servers, tools
+from toolvet.services import review, servers, tool_bulk, tool_search, tools
 
 SWITCHES = ("enabled", "writable")
 
@@ -66,23 +68,32 @@ def tool_path(server: str, name: str) -> str:
     return f"{PREFIX}/tools/{url_part(server)}/{url_part(name)}"
 
 
+TOOL_SORTS = tuple(tool_search.SORTS)
+
+
 async def tool_list(visit: Visit) -> Response:
-    filters = {key: visit.field(key) for key in ("server", "offered", "review_state", "findings")}
+    """The tools that match, a page at a time (filtered, searched and sorted in the database)."""
+    filters = {key: visit.field(key) for key in ("q", "server", "offered", "held", "review_state", "findings")}
     state = filters["review_state"]
     if state and state not in {s.value for s in ReviewState}:
         raise InvalidInput("must be unreviewed, reviewed or changed", "review_state")
+    findings = filters["findings"]
+    if findings not in ("", "any", "yes", "no", "warning", "high"):
+        raise InvalidInput("must be any, yes, no, warning or high", "findings")
+    asked = paging(visit, TOOL_SORTS, "name")
     page = await visit.run(
-        tools.list_tools,
+        tool_search.find_tools,
         server=filters["server"] or None,
-        offered_=_tri(filters["offered"], "offered"),
+        offered=_tri(filters["offered"], "offered"),
+        held=_tri(filters["held"], "held"),
         state=ReviewState(state) if state else None,
-        has_findings=None if filters["findings"] in _SEVERITY_RANK else _tri(filters["findings"], "findings"),
-        min_severity=filters["findings"] if filters["findings"] in _SEVERITY_RANK else None,
-        limit=1000,
+        findings=None if findings in ("", "any") else findings,
+        **asked.service_args(),
     )
     names = [s.name for s in (await visit.run(servers.list_servers, limit=1000)).items]
     return visit.render(
-        "tools.html", title="Tools", tools=page.items, total=page.total, filters=filters, server_names=names
+        "tools.html", title="Tools", tools=page.items, total=page.total, filters=filters, server_names=names,
+        pg=pager(visit, page, asked), bulk_actions=tool_bulk.ACTIONS,
     )
 
 
@@ -94,6 +105,21 @@ def _choice(visit: Visit, key: str) -> bool | None:
     if value not in ("true", "false"):
         raise InvalidInput("must be true or false", key)
     return value == "true"
+
+
+async def tool_bulk_action(visit: Visit) -> Response:
+    """POST: enable, disable or review every selected tool (each its own change and audit entry)."""
+    assert visit.form is not None
+    selected = [v for v in visit.form.getlist("tool") if isinstance(v, str)]
+    outcome = await visit.run(tool_bulk.apply, visit.field("action"), selected, visit.field("note").strip() or None)
+    back = safe_next(visit.field("next"), f"{PREFIX}/tools")
+    verb = {"enable": "Enabled", "disable": "Disabled", "review": "Reviewed"}[outcome.action]
+    message = f"{verb} {len(outcome.done)} tool(s)."
+    if outcome.failed:
+        shown = "; ".join(f"{address}: {why}" for address, why in outcome.failed[:5])
+        more = f" and {len(outcome.failed) - 5} more" if len(outcome.failed) > 5 else ""
+        message += f" Not changed, {len(outcome.failed)}: {shown}{more}."
+    return visit.redirect(back, message, "error" if outcome.failed else "ok")
 
 
 def _switches(visit: Visit) -> dict[str, Any]:

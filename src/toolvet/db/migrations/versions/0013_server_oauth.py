@@ -1,7 +1,7 @@
 """server oauth: the authorization of OAuth-protected upstreams
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 
 One new table, ``server_oauth``, one row per server whose ``auth`` is ``oauth2``: the grant type,
 client id and scope in the clear, the client secret, registered client and tokens sealed, the
@@ -17,7 +17,7 @@ from alembic import op
 import toolvet.db.types
 
 revision = '0013'
-down_revision = '0011'
+down_revision = '0012'
 branch_labels = None
 depends_on = None
 
