@@ -1,4 +1,4 @@
-"""Every CLI command and option is in docs/cli.md, every setting in docs/settings.md (STYLE rule 13)."""
+"""Every CLI command and option is in docs/cli.md, every setting in docs/settings.md."""
 
 from __future__ import annotations
 
