@@ -1,4 +1,4 @@
-"""Every route of the API is documented in docs/api.md (STYLE rule 13)."""
+"""Every route of the API is documented in docs/api.md."""
 
 from __future__ import annotations
 

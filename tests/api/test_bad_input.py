@@ -1,4 +1,4 @@
-"""SPEC §8: every bad input is refused with a message naming the field, and nothing is written."""
+"""Every bad input is refused with a message naming the field, and nothing is written."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``/catalog``, ``/decide`` and the preference routes over HTTP (SPEC §5, §5.1), on both databases."""
+"""``/catalog``, ``/decide`` and the preference routes over HTTP, on both databases."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Findings on the REST surfaces: tool objects, ``?findings=`` and the ``hold_flagged_tools`` hold, over
-HTTP on both databases (SPEC §4.4)."""
+HTTP on both databases."""
 
 from __future__ import annotations
 

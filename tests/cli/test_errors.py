@@ -1,4 +1,4 @@
-"""Errors are one line on stderr with exit 1, never a traceback (SPEC §8); usage errors stay exit 2."""
+"""Errors are one line on stderr with exit 1, never a traceback; usage errors stay exit 2."""
 
 from __future__ import annotations
 

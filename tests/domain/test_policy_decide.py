@@ -1,4 +1,4 @@
-"""``decide`` (SPEC §5) over every combination of its inputs, against a straightforward reading of the
+"""``decide`` over every combination of its inputs, against a straightforward reading of the
 rules written out here (not by calling ``decide``)."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def expected(
     trust: bool,
     annotations: str,
 ) -> tuple[bool, bool]:
-    """(refused, auto_allow), reading SPEC §5 line by line."""
+    """(refused, auto_allow), reading docs/policy.md line by line."""
     held = state == "changed" and hold
     is_offered = available and not held
     if not is_offered or disabled:

@@ -1,5 +1,5 @@
 """securitySchemes on ``/mcp``: noauth without a token, oauth2 scopes, 401/403 with WWW-Authenticate,
-and the RFC 9728 protected-resource metadata (SPEC §6, §7 Access)."""
+and the RFC 9728 protected-resource metadata."""
 
 from __future__ import annotations
 

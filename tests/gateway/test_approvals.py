@@ -1,5 +1,5 @@
 """Calls that need approval through ``/mcp``: asked by elicitation where the client can answer, else
-pending for an approver over REST while the MCP call waits (SPEC §5.2, §6)."""
+pending for an approver over REST while the MCP call waits."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``/mcp`` seen by the SDK's own client, in both protocol eras (SPEC §6)."""
+"""``/mcp`` seen by the SDK's own client, in both protocol eras."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""toolvet's own operations as MCP tools (serverType ``toolvet``): listed with the seed's fields,
+"""toolvet's own operations as MCP tools (serverType ``toolvet``): listed with every field of their definitions,
 callable, and answering structuredContent valid against their outputSchema."""
 
 from __future__ import annotations

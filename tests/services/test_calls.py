@@ -1,4 +1,4 @@
-"""Calls through toolvet against a real SDK-built upstream over HTTP on loopback (SPEC §5.2)."""
+"""Calls through toolvet against a real SDK-built upstream over HTTP on loopback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Preferences (SPEC §5): permission modes, disabled maps, always-allow lists, the ``default`` fallback,
+"""Preferences: permission modes, disabled maps, always-allow lists, the ``default`` fallback,
 who may touch what, the audit trail, ``decide_for`` and ``toolvet check`` — on SQLite and PostgreSQL."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Two real ``toolvet serve`` processes on one PostgreSQL database never list the same server at the
-same time (SPEC §4.5), and both do share the work."""
+same time, and both do share the work."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The ``toolvet`` command line: a Typer app whose commands each parse input, call one service
-function and render the result (STYLE rule 2). The CLI acts as a local admin (SPEC §7).
+function and render the result. The CLI acts as a local admin (docs/cli.md).
 
 ``COMMANDS`` is the root's table: each entry names the module attribute holding a command group (a
 ``command_group``) or a command function, and the line ``toolvet --help`` shows for it. A command's

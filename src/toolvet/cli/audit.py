@@ -1,4 +1,4 @@
-"""``toolvet audit``: the append-only log of operator actions, newest first (SPEC §7)."""
+"""``toolvet audit``: the append-only log of operator actions, newest first."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``toolvet call list|show|approve|deny``: calls made through toolvet and the pending ones waiting
-for an approver (SPEC §5.2).
+for an approver.
 
 Listing and showing read the call records (``services.call_store``) without starting the call
 service, so they stay fast. Approving runs the call, so ``approve`` and ``deny`` go through the call

@@ -1,4 +1,4 @@
-"""``toolvet check --user U --scope S SERVER/TOOL``: the approval decision and every reason (SPEC §5),
+"""``toolvet check --user U --scope S SERVER/TOOL``: the approval decision and every reason (docs/policy.md),
 the same as ``POST /api/v1/decide``."""
 
 from __future__ import annotations

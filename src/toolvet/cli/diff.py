@@ -1,5 +1,5 @@
 """``toolvet tool diff SERVER/TOOL``: what changed between the reviewed definition and the current one
-(SPEC §4.3), for a reviewer to read at a glance: the summary first, then the text diffs, then a table.
+(docs/review.md), for a reviewer to read at a glance: the summary first, then the text diffs, then a table.
 
 Every string shown comes from a tool's definition, written by whoever runs the server, so it goes out
 as ``Text`` (never Rich markup).

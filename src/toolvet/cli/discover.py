@@ -1,4 +1,4 @@
-"""``toolvet discover [NAME…]``: list servers' tools now (SPEC §4, §7)."""
+"""``toolvet discover [NAME…]``: list servers' tools now (docs/discovery.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Turning option strings into values: ``'K: V'`` headers, ``K=V`` env, ``JSON|@file`` documents.
 
-Each refusal names the option it came from (SPEC §8) and happens before anything is written.
+Each refusal names the option it came from and happens before anything is written.
 """
 
 from __future__ import annotations

@@ -220,7 +220,7 @@ TOOL_HEADERS = ("TOOL", "ENABLED", "WRITABLE", "APPROVAL", "CLAIM", "REVIEW", "O
 
 
 def read_only_claim(tool: ToolOut) -> str:
-    """The server's read-only claim in words; it decides nothing (SPEC §3)."""
+    """The server's read-only claim in words; it decides nothing."""
     if tool.advertised_read_only is None:
         return DASH
     return "read-only" if tool.advertised_read_only else "writes"

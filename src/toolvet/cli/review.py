@@ -1,4 +1,4 @@
-"""``toolvet review SERVER/TOOL``: record a review of a tool's current definition (SPEC §4.3)."""
+"""``toolvet review SERVER/TOOL``: record a review of a tool's current definition (docs/review.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """How every command runs: fresh settings, an opened Context, the local admin, and errors as one line.
 
-SPEC §7: the CLI acts as a local admin on the database it is pointed at. SPEC §8: no stack trace
+The CLI acts as a local admin on the database it is pointed at. No stack trace
 reaches a user, so every ``ToolvetError`` (and anything unexpected, unless ``TOOLVET_DEBUG=1``)
 becomes one ``error: ...`` line on stderr and exit code 1 (``toolvet.cli.group``).
 """

@@ -1,4 +1,4 @@
-"""``toolvet server add|list|show|set|remove``: upstream MCP servers (SPEC §2)."""
+"""``toolvet server add|list|show|set|remove``: upstream MCP servers."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def add(
     trust_annotations: Annotated[
         bool,
         typer.Option(
-            "--trust-annotations", help="Let the server's read-only annotations skip approval (SPEC §5)."
+            "--trust-annotations", help="Let readOnlyHint: true + destructiveHint: false annotations skip approval."
         ),
     ] = False,
     new_tools_disabled: Annotated[

@@ -1,4 +1,4 @@
-"""``toolvet token create|list|revoke``: bearer tokens for the REST API and the gateway (SPEC §7)."""
+"""``toolvet token create|list|revoke``: bearer tokens for the REST API and the gateway."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``toolvet tool list|show|history|diff|set|add|remove``: tools, addressed ``SERVER/TOOL`` (SPEC §3).
+"""``toolvet tool list|show|history|diff|set|add|remove``: tools, addressed ``SERVER/TOOL``.
 
 ``tool_app`` is public so a later module can add a command to the group; ``tool diff`` lives in
 ``toolvet.cli.diff`` and is added here, after ``history``.

@@ -40,7 +40,7 @@ class Server(Base):
     trust_annotations: Mapped[bool] = mapped_column(Boolean, default=False)
     new_tools_enabled: Mapped[bool] = mapped_column(Boolean, default=True)
     hold_changed_tools: Mapped[bool] = mapped_column(Boolean, default=True)
-    # Off by default: findings decide nothing unless an operator asks (SPEC §4.4).
+    # Off by default: findings decide nothing unless an operator asks.
     hold_flagged_tools: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     remove_stale: Mapped[bool] = mapped_column(Boolean, default=False)
     # The operator's approval floor for every tool of this server (domain.policy.ApprovalFloor).
@@ -304,7 +304,7 @@ class AuditEntry(Base):
 
 
 class UserPreference(Base):
-    """A user's permission mode (SPEC §5); a user without a row is in the default mode, ``auto``."""
+    """A user's permission mode; a user without a row is in the default mode, ``auto``."""
 
     __tablename__ = "user_preferences"
 
@@ -341,7 +341,7 @@ class AlwaysAllow(Base):
 
 
 class PendingCall(Base):
-    """A call made through toolvet (SPEC §5.2): pending ones wait here for an approver, so they
+    """A call made through toolvet: pending ones wait here for an approver, so they
     survive a restart; the others are kept as the record of what ran."""
 
     __tablename__ = "calls"

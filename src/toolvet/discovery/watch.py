@@ -1,4 +1,4 @@
-"""Watch one upstream server for "my tool list changed" signals (SPEC §4.5), forever.
+"""Watch one upstream server for "my tool list changed" signals, forever.
 
 :func:`watch_list_changed` connects with the same era negotiation as a listing and then holds one
 long-lived stream open:

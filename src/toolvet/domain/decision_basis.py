@@ -1,4 +1,4 @@
-"""What an operator's ``writable`` decision was made on, and whether it still stands (SPEC §3, §4.3).
+"""What an operator's ``writable`` decision was made on, and whether it still stands (docs/review.md).
 
 An operator decides whether a tool may change things (``writable``) while looking at a definition:
 what it claims (``readOnlyHint``), its other annotations (``destructiveHint``...), and which

@@ -1,4 +1,4 @@
-"""Reading one advertised tool object into a claim, or a rejection with its reason (SPEC §3, §4.2)."""
+"""Reading one advertised tool object into a claim, or a rejection with its reason (docs/discovery.md#one-pass)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What changed between two definitions of one tool, in words a reviewer reads at a glance (SPEC §4.3).
+"""What changed between two definitions of one tool, in words a reviewer reads at a glance (docs/review.md).
 
 ``diff_definitions(before, after)`` compares two advertised tool objects (the MCP wire form, as kept in
 a tool's history) and returns every change as data (``kind``, ``path``, ``message``, ``before``,
@@ -268,7 +268,7 @@ def _output_schema(before: Any, after: Any) -> list[Change]:
 
 
 def read_only_claim(annotations: Any) -> bool | None:
-    """The server's read-only claim: ``readOnlyHint`` when it is a boolean, else None (SPEC §3)."""
+    """The server's read-only claim: ``readOnlyHint`` when it is a boolean, else None."""
     value = annotations.get("readOnlyHint") if isinstance(annotations, dict) else None
     return value if isinstance(value, bool) else None
 

@@ -1,4 +1,4 @@
-"""The outcome of one discovery pass over one server, as data (SPEC §4.1).
+"""The outcome of one discovery pass over one server, as data (docs/discovery.md#one-pass).
 
 Kept apart from ``toolvet.discovery`` (the network side, which imports the MCP SDK) so that the
 write side of discovery, which may run in a writer process of its own, imports none of that.

@@ -1,4 +1,4 @@
-"""Name rules for servers, tools and tool sets (SPEC §2, §4.4)."""
+"""Name rules for servers, tools and tool sets."""
 
 from __future__ import annotations
 

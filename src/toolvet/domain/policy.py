@@ -1,5 +1,5 @@
-"""Who may run what: availability, review state and what is offered (SPEC §3), and the approval
-decision for a user in a scope (SPEC §5)."""
+"""Who may run what: availability, review state and what is offered, and the approval
+decision for a user in a scope (docs/policy.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class ReviewState(StrEnum):
 
 
 def is_available(tool_enabled: bool, server_enabled: bool) -> bool:
-    """A tool is on offer only when it and its server are both enabled (seed mcp-tool)."""
+    """A tool is on offer only when it and its server are both enabled."""
     return tool_enabled and server_enabled
 
 
@@ -41,13 +41,13 @@ def offered(available: bool, state: ReviewState, hold_changed_tools: bool, held_
     return available and not ((state is ReviewState.CHANGED and hold_changed_tools) or held_flagged)
 
 
-# --- Approval (SPEC §5) --------------------------------------------------------------------------
+# --- Approval -----------------------------------------------------------------------------------
 # ``decide`` runs once per tool per catalog or call, so it is plain dataclasses with slots, constant
 # reason strings, and always-allow entries indexed once per scope (``AllowIndex``): no pydantic here.
 
 
 class PermissionMode(StrEnum):
-    """A user's permission mode (SPEC §5); ``auto`` is the default."""
+    """A user's permission mode; ``auto`` is the default."""
 
     ASK = "ask"
     AUTO = "auto"
@@ -180,7 +180,7 @@ _NOT_REVIEWED = {state: R_NOT_REVIEWED.format(state=state.value) for state in Re
 
 def reviewed_read_only(writable: bool, state: ReviewState) -> bool:
     """Rule 3 of ``auto``: an operator reviewed the tool as read-only. Also what makes a descriptor's
-    ``requireApproval`` false (SPEC §5.1)."""
+    ``requireApproval`` false (docs/policy.md#descriptors)."""
     return not writable and state is ReviewState.REVIEWED
 
 
@@ -194,7 +194,7 @@ def decide(
     mode: PermissionMode | str, tool: ToolFacts, *, disabled: bool,
     always_allow: AllowIndex | Iterable[AllowEntry],
 ) -> Decision:
-    """SPEC §5: refused (not offered, or disabled in the scope), run without a dialog, or asked about.
+    """The approval decision: refused (not offered, or disabled in the scope), run without a dialog, or asked about.
 
     The rules, in order, each adding its reason:
 

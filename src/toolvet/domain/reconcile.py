@@ -1,4 +1,4 @@
-"""SPEC §4.2 as data in, data out: what one listing means for the stored tools of a server."""
+"""Reconcile as data in, data out: what one listing means for the stored tools of a server (docs/discovery.md)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class Upsert:
 @dataclass
 class ChangeSet:
     """Everything one pass changes. Applying it touches only discovery-owned columns, except that
-    ``retire`` also clears ``enabled`` (the one operator field discovery may clear, SPEC §4.2)."""
+    ``retire`` also clears ``enabled`` (the one operator field discovery may clear)."""
 
     added: list[Upsert] = field(default_factory=list)
     changed: list[Upsert] = field(default_factory=list)

@@ -1,4 +1,4 @@
-"""Who may call what on ``/mcp`` (SPEC §6, §7 Access; seed tool-definition ``securitySchemes``).
+"""Who may call what on ``/mcp``: the token, and each tool's ``securitySchemes`` (docs/gateway.md#access).
 
 The rule is the services' (``services.access``), the same one ``POST /api/v1/calls``, approvals and
 ``/decide`` ask. Here it is asked at the HTTP layer, in :class:`AccessGate`, a small ASGI middleware

@@ -1,4 +1,4 @@
-"""The offered tools as the gateway lists them (SPEC §6): ``{server}_{tool}``, read in one query.
+"""The offered tools as the gateway lists them (docs/gateway.md): ``{server}_{tool}``, read in one query.
 
 The listing is read from the registry at most once a second (the same bound CallService keeps) and
 turned into SDK ``Tool`` objects once per era and audience, so a busy ``tools/list`` costs no query and

@@ -1,4 +1,4 @@
-"""What an MCP client gets back for a call through toolvet (SPEC §5.2, §6), and the elicitation form.
+"""What an MCP client gets back for a call through toolvet (docs/gateway.md#calls), and the elicitation form.
 
 A call that ran answers the upstream's own result; one that could not run (invalid arguments, upstream
 failure, denied, expired) answers the error result CallService made, and one still waiting for an

@@ -1,2 +1,2 @@
 """Representations shared by the REST API, the CLI's ``--json`` and the console: fields listed
-explicitly, never ORM rows (STYLE rule 3)."""
+explicitly, never ORM rows."""

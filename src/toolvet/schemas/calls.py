@@ -1,4 +1,4 @@
-"""Calls through toolvet (SPEC §5.2): what a consumer asks for, and what became of it."""
+"""Calls through toolvet: what a consumer asks for, and what became of it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The approval policy as consumers see it (SPEC §5, §5.1): permission modes, a scope's disabled map and
+"""The approval policy as consumers see it (docs/policy.md): permission modes, a scope's disabled map and
 always-allow list, decisions, and the AiMCPItem descriptors of the catalog.
 
-Consumer representations are camelCase (SPEC §7); bodies are also accepted in snake_case."""
+Consumer representations are camelCase; bodies are also accepted in snake_case."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ class DecisionOut(_Camel):
 
 
 class AiMCPItem(_Camel):
-    """A tool descriptor for consumers (seed ai-mcp-item, SPEC §5.1). Absent members are ``None`` here and
+    """A tool descriptor for consumers (AiMCPItem). Absent members are ``None`` here and
     omitted on the wire: serialise with ``catalog_json`` (``exclude_none``), which keeps
     ``requireApproval: false`` and leaves the verbatim members' own nulls alone."""
 

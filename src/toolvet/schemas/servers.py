@@ -1,4 +1,4 @@
-"""Servers (SPEC §2) as the REST API and the CLI show and accept them."""
+"""Servers as the REST API and the CLI show and accept them."""
 
 from __future__ import annotations
 

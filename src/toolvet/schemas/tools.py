@@ -1,4 +1,4 @@
-"""Tools (SPEC §3) as the REST API and the CLI show and accept them."""
+"""Tools as the REST API and the CLI show and accept them."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ TOOL_READ_ONLY = {
 
 
 class ToolOut(BaseModel):
-    """A tool: the fields of SPEC §3 as written there, plus ``server``, the server's name."""
+    """A tool: its claim, settings and review state under the registry's own names, plus ``server``, its server."""
 
     server: str
     name: str

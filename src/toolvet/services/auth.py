@@ -1,4 +1,4 @@
-"""Principals, roles, what each role may do (SPEC §7 Access), and bearer tokens stored hashed."""
+"""Principals, roles, what each role may do (docs/api.md#authentication-and-roles), and bearer tokens stored hashed."""
 
 from __future__ import annotations
 

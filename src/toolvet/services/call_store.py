@@ -1,4 +1,4 @@
-"""Where calls are kept (SPEC §5.2): the pending-call rows and their audit entries.
+"""Where calls are kept: the pending-call rows and their audit entries.
 
 The call service (``services.calls``) runs calls; these functions read and write their records, and
 are run in worker threads (they block on the database).

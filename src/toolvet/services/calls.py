@@ -1,5 +1,5 @@
 """Calls through toolvet, one service for both doors (``POST /api/v1/calls`` and MCP ``tools/call``),
-SPEC §5.2 and §6.
+as docs/gateway.md#calls describes.
 
 A call is refused (unknown, not offered, disabled in the scope), or its arguments are checked against
 the tool's ``inputSchema`` before anything goes upstream, then the approval decision runs: an

@@ -1,4 +1,4 @@
-"""The catalog: the offered tools as AiMCPItem descriptors for a scope (SPEC §5.1), toolvet's own host
+"""The catalog: the offered tools as AiMCPItem descriptors for a scope (docs/policy.md#descriptors), toolvet's own host
 tools included.
 
 Each descriptor is made from the tool's policy facts (``services.policy_facts``: the same reading a

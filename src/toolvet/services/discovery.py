@@ -1,4 +1,4 @@
-"""Discovery passes (SPEC §4): list each server, reconcile, write the result in one transaction.
+"""Discovery passes (docs/discovery.md): list each server, reconcile, write the result in one transaction.
 
 The network half (``toolvet.discovery``) never raises for what a server does; this half turns its
 listing into a change set with the pure ``domain.reconcile`` and writes it with statements built only

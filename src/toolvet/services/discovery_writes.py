@@ -1,4 +1,4 @@
-"""Writing one discovery pass (SPEC §4.2): the change set of ``domain.reconcile`` applied in one
+"""Writing one discovery pass (docs/discovery.md#one-pass): the change set of ``domain.reconcile`` applied in one
 transaction, with statements built once on the claim table (``tools``) and the tool's history, the
 no-change fast path, and the run's record. ``services.discovery`` plans and runs passes; this module is
 their write side. It cannot name an operator's or a reviewer's column: those live in tables this
@@ -224,7 +224,7 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
     if history:
         _INSERT_HISTORY.execute(conn, {"first_seen_at": now}, history)
     if changes.unchanged_ids:
-        # One bulk statement for every unchanged tool (SPEC §4.2), never one write per row.
+        # One bulk statement for every unchanged tool, never one write per row.
         conn.execute(_TOUCH_UNCHANGED, {"p_ids": changes.unchanged_ids, "p_last_seen_at": now})
     if changes.retire_ids:
         if server.remove_stale:
@@ -276,7 +276,7 @@ def apply_listing(
 ) -> DiscoveryRunOut:
     """Reconcile a listing and record the run, in one transaction. Only an ``ok`` listing changes
     tools (and prompts, resources, templates: ``services.entry_writes``): an incomplete or failed one
-    is recorded and changes nothing (SPEC §4.2). With ``lease_key``
+    is recorded and changes nothing. With ``lease_key``
     the lease ``holder`` has on it is released in the same transaction (the holder also names the
     run's runner).
 

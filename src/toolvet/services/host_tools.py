@@ -1,6 +1,6 @@
-"""toolvet's own operations as MCP tools, serverType ``toolvet`` (SPEC §6; seed tool-definition.txt).
+"""toolvet's own operations as MCP tools, serverType ``toolvet`` (docs/gateway.md).
 
-Each is defined here with the seed's fields: ``name``, ``title``, ``description``, input and output
+Each is defined here with the fields of an MCP tool definition: ``name``, ``title``, ``description``, input and output
 schemas (from the pydantic models below), ``annotations``, ``icons`` (a small SVG data URL),
 ``visibility`` (emitted as ``_meta.ui.visibility``), ``securitySchemes`` and ``requireApproval``
 (false for the read-only ones). Handlers call the services and answer a model matching the output
@@ -212,7 +212,7 @@ async def _discover_server(ctx: Context, principal: Principal, arguments: dict[s
 
 @dataclass(frozen=True)
 class Spec:
-    """One host tool in the seed's terms, before it becomes an MCP tool object."""
+    """One host tool in those fields, before it becomes an MCP tool object."""
 
     name: str
     title: str

@@ -1,5 +1,5 @@
 """Leases in the database, so that several toolvet processes on one database never discover the same
-server at the same time (SPEC §4.5), and watch each server for list changes once per fleet. Works the
+server at the same time, and watch each server for list changes once per fleet. Works the
 same on SQLite and PostgreSQL: an insert wins a free key; an update wins an expired one; the
 database's own locking serialises both.
 

@@ -260,7 +260,7 @@ class PolicyFacts:
         return self.scope.disables(self.tool.server_type, self.tool.name)
 
     def decide(self) -> Decision:
-        """The approval decision (SPEC §5): refused, run without a dialog, or asked about, with reasons."""
+        """The approval decision: refused, run without a dialog, or asked about, with reasons."""
         return decide(self.user.mode, self.tool, disabled=self.disabled, always_allow=self.scope.always_allow)
 
 

@@ -1,4 +1,4 @@
-"""Preferences behind the approval policy (SPEC §5): each user's permission mode, each scope's disabled
+"""Preferences behind the approval policy (docs/policy.md): each user's permission mode, each scope's disabled
 map and always-allow list, and the decision for one tool (``decide_for``).
 
 Who may touch what: a consumer only its token's user and scope (Forbidden otherwise); operators and

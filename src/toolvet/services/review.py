@@ -1,5 +1,5 @@
 """A person's review of a tool's current definition, the definitions a tool has had, and what changed
-between them (SPEC §4.3)."""
+between them (docs/review.md)."""
 
 from __future__ import annotations
 
@@ -156,7 +156,7 @@ def _before(
 def diff(
     ctx: Context, principal: Principal, server_name: str, name: str, *, against: str | None = None
 ) -> DiffOut:
-    """What changed between an earlier definition of the tool and its current one (SPEC §4.3).
+    """What changed between an earlier definition of the tool and its current one.
 
     The earlier one is, by default, the definition a person reviewed; for a tool never reviewed, the
     one it had before the current one (the newest other definition in its history), and when it has

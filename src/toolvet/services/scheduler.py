@@ -1,4 +1,4 @@
-"""Keeping the registry current inside ``toolvet serve`` (SPEC §4.5).
+"""Keeping the registry current inside ``toolvet serve`` (docs/discovery.md#keeping-current).
 
 Every ``discovery_interval`` each enabled ``auto`` server is listed again; a server that signals that
 its list changed is listed again after ``discovery_debounce`` seconds (signals inside that window

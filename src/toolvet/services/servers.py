@@ -1,4 +1,4 @@
-"""Registering, changing and removing upstream servers (SPEC §2)."""
+"""Registering, changing and removing upstream servers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Setup mistakes said plainly: what ``Context.open`` meets when the settings point at something
-unusable, turned into one ``ToolvetError`` naming the setting (SPEC §8). A database URL that is not
+unusable, turned into one ``ToolvetError`` naming the setting. A database URL that is not
 one, a PostgreSQL server that cannot be reached, a home or database file that cannot be written.
 
 Anything else is left as it is: an unexpected failure stays one, and ``TOOLVET_DEBUG=1`` shows it.

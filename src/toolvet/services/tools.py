@@ -1,4 +1,4 @@
-"""Tools: listing and filtering, an operator's flags, hand registration on manual servers (SPEC §3).
+"""Tools: listing and filtering, an operator's flags, hand registration on manual servers.
 
 A tool is read as its claim (``tools``) joined with its settings (``tool_settings``) and, when it has
 one, its current review (``tool_reviews``): :data:`TOOL_RECORDS` is that FROM clause, and the ``sql_*``

@@ -1,4 +1,4 @@
-"""Calls (SPEC §5.2): make one, read it, approve or deny it, and follow events live."""
+"""Calls: make one, read it, approve or deny it, and follow events live."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``/catalog`` and ``/decide``: the consumer's side of the approval policy (SPEC §5, §5.1)."""
+"""``/catalog`` and ``/decide``: the consumer's side of the approval policy (docs/policy.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Discovery: run a pass over one server now, and read the recorded runs (SPEC §4.1)."""
+"""Discovery: run a pass over one server now, and read the recorded runs."""
 
 from __future__ import annotations
 

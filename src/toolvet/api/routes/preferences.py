@@ -1,4 +1,4 @@
-"""Preferences behind the approval policy (SPEC §5): ``/users/{user}/permission-mode``,
+"""Preferences behind the approval policy (docs/policy.md): ``/users/{user}/permission-mode``,
 ``/scopes/{scope}/disabled`` and ``/scopes/{scope}/always-allow``. Consumer routes: camelCase bodies."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``/servers``: registering, showing, changing and removing upstream servers (SPEC §2)."""
+"""``/servers``: registering, showing, changing and removing upstream servers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``/tools`` and ``/servers/{name}/tools``: listing, an operator's flags, hand registration, review,
-history and the review diff (SPEC §3, §4.3).
+history and the review diff (docs/api.md#tools).
 
 Tool names are case sensitive and may contain dots, spaces or even ``/``, so the tool segment is a
 ``path`` parameter. The ``/review``, ``/history`` and ``/diff`` routes are declared before the plain

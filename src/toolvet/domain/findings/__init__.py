@@ -1,4 +1,4 @@
-"""Findings for reviewers (SPEC §4.4): what a tool definition shows that a reviewer should look at.
+"""Findings for reviewers (docs/findings.md): what a tool definition shows that a reviewer should look at.
 
 Discovery records them on the tool's claim; by default they decide nothing (a server's
 ``hold_flagged_tools`` holds a tool with a ``high`` finding). Each finding is a dict: ``code``,
