@@ -147,7 +147,7 @@ async def test_a_resource_update_never_reaches_another_callers_client(toolvet: T
 
 
 async def _roots(context: Any) -> types.ListRootsResult:
-    return types.ListRootsResult(roots=[types.Root(uri="file:///work/project")])
+    return types.ListRootsResult(roots=[types.Root(uri="file:///srv/project")])
 
 
 async def test_a_clients_roots_change_reaches_its_upstream_which_asks_for_them_again(toolvet: Toolvet):
@@ -160,7 +160,7 @@ async def test_a_clients_roots_change_reaches_its_upstream_which_asks_for_them_a
                         warnings.simplefilter("ignore", MCPDeprecationWarning)
                         await client.send_roots_list_changed()
                     seen = ""
-                    while seen != "1 file:///work/project":  # the upstream asks on its own, then answers
+                    while seen != "1 file:///srv/project":  # the upstream asks on its own, then answers
                         seen = _text(await client.call_tool("notices_roots_changes", {}))
                         await anyio.sleep(0.05)
 

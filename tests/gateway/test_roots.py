@@ -19,7 +19,7 @@ from tests.gateway.test_forwarding import ERAS, _register_relay, _text, relay_up
 
 pytestmark = pytest.mark.anyio
 
-ROOTS = [types.Root(uri="file:///work/project", name="project"), types.Root(uri="file:///tmp/scratch")]
+ROOTS = [types.Root(uri="file:///srv/project", name="project"), types.Root(uri="file:///tmp/scratch")]
 
 
 async def _roots(context: Any) -> types.ListRootsResult:
@@ -35,7 +35,7 @@ async def test_an_upstream_asking_for_roots_gets_the_calling_clients_roots(toolv
             async with toolvet.client(toolvet.alice, mode=mode, list_roots_callback=_roots) as client:
                 result = await client.call_tool("relay_roots", {})
     assert not result.is_error, result
-    assert _text(result) == "file:///work/project file:///tmp/scratch"
+    assert _text(result) == "file:///srv/project file:///tmp/scratch"
 
 
 @pytest.mark.parametrize("mode", ERAS)

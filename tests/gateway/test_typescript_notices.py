@@ -19,7 +19,7 @@ from toolvet.services import discovery, servers
 
 pytestmark = pytest.mark.anyio
 
-ROOTS = [{"uri": "file:///work/project", "name": "project"}]
+ROOTS = [{"uri": "file:///srv/project", "name": "project"}]
 
 
 async def test_a_typescript_client_subscribed_to_a_resource_hears_its_update(toolvet: Toolvet):
@@ -45,4 +45,4 @@ async def test_an_upstream_asking_for_roots_gets_the_typescript_clients_roots(to
         answer = await typescript_client(sdk, toolvet.mcp, toolvet.alice, [{"name": "relay_roots", "arguments": {}}],
                                          roots=ROOTS)
     assert answer["protocolVersion"] == {"v1": "2025-11-25", "v2": "2026-07-28"}[sdk]
-    assert answer["results"][0]["content"][0]["text"] == "file:///work/project"
+    assert answer["results"][0]["content"][0]["text"] == "file:///srv/project"

@@ -36,7 +36,7 @@ def _token(world: World, user: str) -> str:
 
 
 async def _roots(context: Any) -> types.ListRootsResult:
-    return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
+    return types.ListRootsResult(roots=[types.Root(uri="file:///srv/project", name="project")])
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -48,7 +48,7 @@ async def test_server_everything_lists_the_roots_of_the_client_behind_toolvet(wo
             result = await client.call_tool(f"{SERVER}_get-roots-list", {})
     assert not result.is_error, result
     text = result.content[0].text if isinstance(result.content[0], types.TextContent) else ""
-    assert "Current MCP Roots (1 total)" in text and "file:///work/project" in text
+    assert "Current MCP Roots (1 total)" in text and "file:///srv/project" in text
 
 
 async def _document(client: Any) -> str:
