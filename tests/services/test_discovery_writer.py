@@ -18,6 +18,7 @@ from toolvet.db.models import DiscoveryRun, Lease
 from toolvet.services import discovery, leases, servers, tools
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import InlineWriter, ProcessWriter, writer_for
+from toolvet.services.discovery_writes import LEASED_ELSEWHERE
 from toolvet.settings import Settings
 
 pytestmark = pytest.mark.anyio
@@ -81,7 +82,7 @@ async def test_a_server_leased_by_another_process_is_skipped_by_the_writer_proce
         assert leases.acquire(wctx.db, "discover:up1", 60, holder="elsewhere")
         runs = await sweep(wctx, admin)
     assert [r.status for r in runs] == ["ok", "skipped", "ok"]
-    assert runs[1].error == "another toolvet process is discovering this server now"
+    assert runs[1].error == LEASED_ELSEWHERE
 
 
 async def test_a_sweep_outlives_its_writer_process(wctx, admin, caplog):

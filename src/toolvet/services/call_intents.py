@@ -18,10 +18,10 @@ the tool again.
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Final
 
-import rfc8785
-
+from toolvet.domain.fingerprint import canonical_json
 from toolvet.schemas.calls import CallOut
 from toolvet.services.auth import Principal
 
@@ -35,7 +35,10 @@ ORPHANED_SECONDS: Final = 15.0
 
 def digest(principal: Principal, call: CallOut, caller: str = "") -> str:
     """The intent of ``call`` made by ``principal`` from the client identity ``caller``."""
-    canonical = rfc8785.dumps({"actor": principal.actor, "user": call.user, "scope": call.scope,
-                               "server": call.server_type, "tool": call.tool_name,
-                               "arguments": call.arguments, "caller": caller})
+    what = {"actor": principal.actor, "user": call.user, "scope": call.scope, "server": call.server_type,
+            "tool": call.tool_name, "arguments": call.arguments, "caller": caller}
+    try:
+        canonical = canonical_json(what)
+    except ValueError:  # arguments JCS cannot write (an integer beyond 2**53): any one spelling serves
+        canonical = json.dumps(what, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(canonical).hexdigest()

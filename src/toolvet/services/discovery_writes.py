@@ -240,7 +240,10 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
 _SELECT_LAST_DISCOVERY = select(Server.id, Server.last_discovery_at).where(Server.id.in_(_ids()))
 
 #: Why a pass is skipped (its lease not held).
-LEASED_ELSEWHERE: Final = "another toolvet process is discovering this server now"
+#: Said of a lease another process holds, which may be one that died on another host (its lease then lapses
+#: within ``lease_seconds``: its holder renews it while alive), so it claims no live process.
+LEASED_ELSEWHERE: Final = ("another toolvet process holds this server's discovery lease (it lapses within "
+                           "lease_seconds if that process has stopped)")
 DISCOVERED_MEANWHILE: Final = "discovered by another toolvet process meanwhile"
 
 
