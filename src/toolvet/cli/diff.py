@@ -20,7 +20,6 @@ from toolvet.cli.runtime import local
 from toolvet.domain.diff import ChangeKind, show, show_hint
 from toolvet.schemas.entries import EntryDiffOut
 from toolvet.schemas.tools import ChangeOut, DiffOut
-from toolvet.services import review
 from toolvet.services.tools import split_address
 
 # Longest value shown in a table cell; --json has the whole of it.
@@ -42,6 +41,8 @@ def diff(
     as_json: JsonOption = False,
 ) -> None:
     """Show what changed between the reviewed definition and the current one."""
+    from toolvet.services import review  # the review module: only for `tool diff`, not for `tool list`
+
     server, name = split_address(address)
     with local() as (ctx, me):
         out = review.diff(ctx, me, server, name, against=against)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 from pathlib import Path
-
-from cryptography.fernet import Fernet, InvalidToken
+from typing import TYPE_CHECKING
 
 from toolvet.errors import ToolvetError
 from toolvet.settings import Settings
+
+if TYPE_CHECKING:
+    from cryptography.fernet import Fernet
 
 
 def shared_key_problem(settings: Settings) -> str | None:
@@ -42,6 +46,8 @@ def load_key(settings: Settings) -> bytes:
     if path.exists():
         return path.read_bytes().strip()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # home: its owner's alone
+    from cryptography.fernet import Fernet  # only the first start of a home makes a key
+
     key = Fernet.generate_key()
     # O_EXCL: two processes starting at once must not each write a different key.
     try:
@@ -54,13 +60,30 @@ def load_key(settings: Settings) -> bytes:
 
 
 class SecretBox:
-    """Encrypts a ``{name: value}`` mapping into one opaque string and back."""
+    """Encrypts a ``{name: value}`` mapping into one opaque string and back.
+
+    The key is checked at once (32 url-safe base64-encoded bytes, as Fernet requires); cryptography is
+    loaded on the first seal or open, so a command that touches no secret (``toolvet tool list``) does
+    not pay for it."""
 
     def __init__(self, key: bytes) -> None:
         try:
-            self._fernet = Fernet(key)
-        except ValueError as exc:
+            raw = base64.urlsafe_b64decode(key)
+        except (binascii.Error, ValueError) as exc:
             raise ToolvetError(f"secret_key is not a valid Fernet key: {exc}") from None
+        if len(raw) != 32:
+            raise ToolvetError("secret_key is not a valid Fernet key: Fernet key must be 32 url-safe "
+                               "base64-encoded bytes.")
+        self._key = key
+        self._box: Fernet | None = None
+
+    @property
+    def _fernet(self) -> Fernet:
+        if self._box is None:
+            from cryptography.fernet import Fernet
+
+            self._box = Fernet(self._key)
+        return self._box
 
     def seal(self, values: dict[str, str]) -> str | None:
         if not values:
@@ -70,6 +93,8 @@ class SecretBox:
     def open(self, sealed: str | None) -> dict[str, str]:
         if not sealed:
             return {}
+        from cryptography.fernet import InvalidToken
+
         try:
             data: dict[str, str] = json.loads(self._fernet.decrypt(sealed.encode()))
         except InvalidToken:
