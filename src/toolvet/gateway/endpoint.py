@@ -31,7 +31,6 @@ from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, LOG_LEVEL_META_KEY
@@ -51,7 +50,7 @@ from toolvet.gateway.federation import EntryCache, Federation
 from toolvet.gateway.notices import notices_of
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay, undeclared
-from toolvet.gateway.sessions import Sessions
+from toolvet.gateway.sessions import Sessions, session_id_of
 from toolvet.gateway.subscriptions import Subscriptions
 from toolvet.gateway.tasks import CAPABILITY as TASKS_CAPABILITY
 from toolvet.gateway.tasks import TaskRoutes, Tasks, asked_task
@@ -672,7 +671,7 @@ class Endpoint:
             meta = (ctx.params or {}).get("_meta")
             level = meta.get(LOG_LEVEL_META_KEY) if isinstance(meta, dict) else None
             return level if isinstance(level, str) else "emergency"
-        level = self.sessions.log_level(_session_id(ctx)) if self.sessions is not None else None
+        level = self.sessions.log_level(session_id_of(ctx)) if self.sessions is not None else None
         return level or "debug"
 
     async def _set_log_level(
@@ -680,7 +679,7 @@ class Endpoint:
     ) -> types.EmptyResult:
         """A handshake-era client's log level: asked of every upstream its requests reach (kept with
         its session, so every replica relays at that level)."""
-        session_id = _session_id(ctx)
+        session_id = session_id_of(ctx)
         if self.sessions is not None and session_id is not None:
             await self.sessions.set_log_level(session_id, params.level)
         return types.EmptyResult()
@@ -693,7 +692,7 @@ class Endpoint:
         """Let each handshake-era session served here hear its caller's upstream sessions (resource
         updates, list changes, roots) from its first request here until this process's copy of it ends."""
         result = await call_next(ctx)
-        session_id = _session_id(ctx)
+        session_id = session_id_of(ctx)
         if (session_id is not None and self.sessions is not None and not is_modern(ctx.protocol_version)
                 and not self.subscriptions.hears(session_id)):
             self.sessions.when_ended(session_id, self.subscriptions.hear(ctx, session_id))
@@ -719,16 +718,9 @@ async def _notify(connection: Connection) -> None:
 def _caller_identity(ctx: ServerRequestContext[Any]) -> str:
     """Who the client is, for a call's intent (``services.call_intents``): its handshake-era session,
     or the JSON-RPC id of a 2026-07-28 request (a client that retries with the same id)."""
-    if (session_id := _session_id(ctx)) is not None:
+    if (session_id := session_id_of(ctx)) is not None:
         return f"session:{session_id}"
     return f"request:{ctx.request_id}" if ctx.request_id is not None else ""
-
-
-def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
-    """The ``Mcp-Session-Id`` of a handshake-era request (None without one)."""
-    headers = getattr(ctx.request, "headers", None)
-    value = headers.get(MCP_SESSION_ID_HEADER) if headers is not None else None
-    return value if isinstance(value, str) else None
 
 
 def _passed_on(exc: UpstreamError, missing: int) -> MCPError:

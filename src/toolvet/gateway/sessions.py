@@ -41,6 +41,7 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 from mcp.server.connection import Connection
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.runner import serve_connection
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
@@ -63,7 +64,7 @@ from toolvet.services.events import EventBus
 from toolvet.services.mcp_sessions import INTERNAL_EVENT, SessionState
 from toolvet.web import replay
 
-__all__ = ["COPY_IDLE_SECONDS", "MAX_COPIES", "Sessions"]
+__all__ = ["COPY_IDLE_SECONDS", "MAX_COPIES", "Sessions", "session_id_of"]
 
 log = logging.getLogger("toolvet.gateway")
 
@@ -88,6 +89,14 @@ class _Copy:
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     #: Run when this copy ends (``Sessions.when_ended``).
     ends: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)
+
+
+def session_id_of(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """The ``Mcp-Session-Id`` a handshake-era request came with (None without one): what names a
+    session across its requests, since the SDK hands each request a ``ServerSession`` of its own."""
+    headers = getattr(ctx.request, "headers", None)
+    value = headers.get(MCP_SESSION_ID_HEADER) if headers is not None else None
+    return value if isinstance(value, str) else None
 
 
 def _header(scope: Scope, name: str) -> str | None:

@@ -1,7 +1,8 @@
 """One endpoint's subscriptions: resources its clients subscribe to, their listen streams, their roots.
 
-The endpoint's part of ``gateway.notices``: a handshake-era connection is heard from its
-``notifications/initialized`` until it ends, and subscribes with ``resources/subscribe``; a
+The endpoint's part of ``gateway.notices``: a handshake-era session is heard from its first request
+in this process until this process's copy of it ends (``gateway.sessions``), and subscribes with
+``resources/subscribe``; a
 2026-07-28 client listens with ``subscriptions/listen``, whose ``resourceSubscriptions`` are
 subscribed upstream for its caller while the stream is open and whose events come from a bus of its
 own. Upstream, each subscription is made on the caller's session of the server that listed the URI
@@ -25,9 +26,10 @@ from mcp.shared.exceptions import MCPError
 from toolvet.errors import UpstreamError
 from toolvet.gateway.federation import Federation
 from toolvet.gateway.notices import Listener, Notices, session_listener, stream_listener
+from toolvet.gateway.sessions import session_id_of
 from toolvet.services.calls import CallService
 
-__all__ = ["Subscriptions", "connection_key"]
+__all__ = ["Subscriptions"]
 
 log = logging.getLogger("toolvet.gateway")
 
@@ -35,14 +37,6 @@ log = logging.getLogger("toolvet.gateway")
 ByUri = Callable[[ServerRequestContext[Any], str, str, dict[str, Any]], Awaitable[Any]]
 #: Bound on undoing a finished connection's subscriptions upstream.
 RELEASE_BOUND = 10.0
-
-
-def connection_key(ctx: ServerRequestContext[Any, Any]) -> int | str:
-    """What names a handshake-era client's connection across its requests: its ``Mcp-Session-Id`` (the
-    SDK hands each request a ``ServerSession`` of its own, so the object's identity names nothing)."""
-    headers = getattr(ctx.request, "headers", None)
-    session_id = headers.get("mcp-session-id") if headers is not None else None
-    return session_id if isinstance(session_id, str) else id(ctx.session)
 
 
 @dataclass
@@ -58,7 +52,11 @@ class Subscriptions:
     #: Whether the endpoint serves a server (follows a tool set's edits).
     serves: Callable[[str], bool]
     _streams: dict[InMemorySubscriptionBus, ListenHandler] = field(default_factory=dict)
-    _listeners: dict[int | str, Listener] = field(default_factory=dict)
+    _listeners: dict[str, Listener] = field(default_factory=dict)
+
+    def _listener(self, ctx: ServerRequestContext[Any, Any]) -> Listener | None:
+        session_id = session_id_of(ctx)
+        return self._listeners.get(session_id) if session_id is not None else None
 
     def hears(self, session_id: str) -> bool:
         """Whether the handshake-era session ``session_id`` already hears its caller's upstreams here."""
@@ -85,7 +83,7 @@ class Subscriptions:
     ) -> types.EmptyResult:
         uri = str(params.uri)
         await self.by_uri(ctx, uri, "resources/subscribe", {"uri": uri})
-        listener, server = self._listeners.get(connection_key(ctx)), self.federation.owner(uri)
+        listener, server = self._listener(ctx), self.federation.owner(uri)
         if listener is not None and server is not None:
             listener.subscriptions[(server, uri)] = uri
         return types.EmptyResult()
@@ -94,7 +92,7 @@ class Subscriptions:
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
         uri = str(params.uri)
-        listener, server = self._listeners.get(connection_key(ctx)), self.federation.owner(uri)
+        listener, server = self._listener(ctx), self.federation.owner(uri)
         if listener is not None and server is not None:
             listener.subscriptions.pop((server, uri), None)
             if self.notices.held_elsewhere(listener, server, uri):
