@@ -107,7 +107,7 @@ def _write_once(servers: int, *, findings: bool) -> float:
     from toolvet.db.models import Server
     from toolvet.domain import reconcile
     from toolvet.domain.listing import Listing
-    from toolvet.services import discovery_writes
+    from toolvet.services import discovery_writes, shadowing
     from toolvet.services import servers as server_service
     from toolvet.services.auth import Principal, Role
     from toolvet.services.context import Context
@@ -120,7 +120,7 @@ def _write_once(servers: int, *, findings: bool) -> float:
         digest = hashlib.sha256(compact(tools).encode()).hexdigest()
         listings.append(Listing("ok", tools, None, "2026-07-28", {"name": f"farm-{index}", "version": "1.0.0"},
                                 {"tools": {}}, None, 1, digest, True))
-    saved = reconcile.static_findings, discovery_writes.add_cross_server_findings
+    saved = reconcile.static_findings, shadowing.CrossServer.add_findings
     with tempfile.TemporaryDirectory(prefix="toolvet-bench-") as tmp:
         ctx = Context.open(Settings(home=Path(tmp), secret_key=Fernet.generate_key().decode()))
         try:
@@ -131,13 +131,13 @@ def _write_once(servers: int, *, findings: bool) -> float:
                 ids = conn.execute(select(Server.id, Server.name).order_by(Server.id)).all()
             if not findings:
                 reconcile.static_findings = lambda definition, text=None: []  # type: ignore[assignment]
-                discovery_writes.add_cross_server_findings = lambda *args: None  # type: ignore[assignment]
+                shadowing.CrossServer.add_findings = lambda *args: None  # type: ignore[method-assign]
             start = time.process_time()
             for (server_id, name), listing in zip(ids, listings, strict=True):
                 discovery_writes.apply_listing(ctx, server_id, name, listing, datetime.now(UTC), "bench")
             return time.process_time() - start
         finally:
-            reconcile.static_findings, discovery_writes.add_cross_server_findings = saved
+            reconcile.static_findings, shadowing.CrossServer.add_findings = saved
             ctx.close()
 
 

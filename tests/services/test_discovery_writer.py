@@ -147,7 +147,7 @@ async def test_withheld_listings_go_to_the_writer_together(wctx, admin, monkeypa
     run = ProcessWriter._run
 
     async def counting(self: ProcessWriter, fn: Any, *args: Any) -> Any:
-        if fn is discovery_writer._child_apply_withheld:
+        if fn is discovery_writer._child_apply and all(item[6] for item in args[0]):
             batches.append(len(args[0]))
         return await run(self, fn, *args)
 

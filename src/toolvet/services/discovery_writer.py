@@ -39,7 +39,7 @@ from toolvet.domain.listing import Listing
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases
 from toolvet.services.context import Context
-from toolvet.services.discovery_writes import ToolsWithheld, apply_listing, begin_passes
+from toolvet.services.discovery_writes import ListingApply, ToolsWithheld, apply_listing, apply_listings, begin_passes
 from toolvet.settings import Settings
 
 log = logging.getLogger("toolvet.discovery")
@@ -131,27 +131,20 @@ def _carried(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise WriterFailure(f"{detail}\n{traceback.format_exc()}") from None
 
 
-def _child_apply(server_id: int, name: str, listing: Listing, started: datetime, trigger: str, lease_key: str,
-                 holder: str, tools_withheld: bool) -> DiscoveryRunOut:
-    return _carried(apply_listing, child_context(), server_id, name, listing, started, trigger, lease_key=lease_key,
-                    holder=holder, tools_withheld=tools_withheld)
-
-
-#: One withheld listing's apply: server id, name, listing (tools left out), started, trigger, lease key.
-WithheldApply = tuple[int, str, Listing, datetime, str, str]
-
-
-def _child_apply_withheld(items: Sequence[WithheldApply], holder: str) -> list[DiscoveryRunOut | WriterFailure | None]:
-    """Apply several withheld listings, each in its own transaction; per item its run, its failure,
-    or None when it needs its tools after all (nothing written for it)."""
+def _child_apply(items: Sequence[ListingApply], holder: str) -> list[DiscoveryRunOut | WriterFailure | None]:
+    """Apply several listings (``discovery_writes.apply_listings``: a group of them per transaction); per
+    item its run, its failure, or None when its tools were withheld and it needs them after all (nothing
+    was written for it)."""
     outcomes: list[DiscoveryRunOut | WriterFailure | None] = []
-    for server_id, name, listing, started, trigger, lease_key in items:
-        try:
-            outcomes.append(_child_apply(server_id, name, listing, started, trigger, lease_key, holder, True))
-        except ToolsWithheld:
+    for outcome in apply_listings(child_context(), items, holder):
+        if isinstance(outcome, ToolsWithheld):
             outcomes.append(None)
-        except WriterFailure as failure:
-            outcomes.append(failure)
+        elif isinstance(outcome, Exception):
+            detail = "".join(traceback.format_exception_only(type(outcome), outcome)).strip()
+            trace = "".join(traceback.format_exception(outcome))
+            outcomes.append(WriterFailure(f"{detail}\n{trace}"))
+        else:
+            outcomes.append(outcome)
     return outcomes
 
 
@@ -168,13 +161,14 @@ class ProcessWriter:
     fork of this threaded, event-looped process is not safe) and kept until :meth:`close`; ``begin``
     in a thread of this process.
 
-    A listing that is likely unchanged is sent without its tools: the no-change fast path needs
-    none, and pickling them would cost this process as much as the fast path costs the writer. Should
-    the fast path not hold after all, the writer says so (``ToolsWithheld``, nothing written) and the
-    listing goes again, whole. Should the writer process die, the sweep goes on with an
-    :class:`InlineWriter` (logged); a step in flight then may have been committed or not, and the
-    inline writer's repeat of it is harmless (reconcile re-reads what is stored; the lease release
-    matches nothing).
+    Applies go to the writer together: every apply that arrives while one round trip is in flight goes
+    in the next, and the writer writes a group of them per transaction (``apply_listings``). A listing
+    that is likely unchanged is sent without its tools: the no-change fast path needs none, and
+    pickling them would cost this process as much as the fast path costs the writer. Should the fast
+    path not hold after all, the writer says so (nothing written) and the listing goes again, whole.
+    Should the writer process die, the sweep goes on with an :class:`InlineWriter` (logged); a step in
+    flight then may have been committed or not, and the inline writer's repeat of it is harmless
+    (reconcile re-reads what is stored; the lease release matches nothing).
     """
 
     def __init__(self, ctx: Context) -> None:
@@ -187,8 +181,8 @@ class ProcessWriter:
         # Starting the process takes about a second (a fresh interpreter importing the write side);
         # until it answers, passes write in this process, so a sweep never waits for it.
         self._started: Future[int] = self._pool.submit(_child_pid)
-        # Withheld applies waiting to go to the writer together (see _apply_withheld).
-        self._withheld: list[tuple[WithheldApply, asyncio.Future[Any]]] = []
+        # Applies waiting to go to the writer together (see _apply_together).
+        self._waiting: list[tuple[ListingApply, asyncio.Future[Any]]] = []
         self._sending = False
 
     @property
@@ -227,56 +221,61 @@ class ProcessWriter:
                                            likely_unchanged=likely_unchanged)
         try:
             if likely_unchanged:
-                outcome = await self._apply_withheld(
-                    (server_id, name, replace(listing, tools=[]), started, trigger, lease_key))
-                if isinstance(outcome, WriterFailure):
-                    raise outcome
+                outcome = await self._apply_together(
+                    (server_id, name, replace(listing, tools=[]), started, trigger, lease_key, True))
                 if outcome is not None:
                     return outcome
-            return await self._run(_child_apply, server_id, name, listing, started, trigger, lease_key,
-                                   leases.HOLDER, False)
+            whole = await self._apply_together((server_id, name, listing, started, trigger, lease_key, False))
+            if whole is None:  # pragma: no cover - only a withheld listing is sent back
+                raise WriterFailure(f"the writer asked for the tools of {name!r} it was given")
+            return whole
         except BrokenProcessPool:
             return await self.inline.apply(server_id, name, listing, started, trigger, lease_key,
                                            likely_unchanged=likely_unchanged)
 
-    async def _apply_withheld(self, item: WithheldApply) -> DiscoveryRunOut | WriterFailure | None:
-        """Send a withheld apply to the writer with every other one waiting: one round trip for all.
+    async def _apply_together(self, item: ListingApply) -> DiscoveryRunOut | None:
+        """Send an apply to the writer with every other one waiting: one round trip for all.
 
-        A no-change pass's apply is a few statements; the round trip to the writer process (pickling,
-        the executor's threads, waking this loop) cost this process about as much as the fetch that
-        came before it. The first caller with nothing in flight sends what is waiting, then what
-        gathered meanwhile, until none is left; the others wait for their outcome. Should the sender
-        stop early (cancelled), the rest are told to send for themselves.
+        The round trip to the writer process (pickling, the executor's threads, waking this loop) costs
+        this process about as much as a no-change pass's fetch, and each transaction costs the writer a
+        commit: sent together, both are paid once per group. The first caller with nothing in flight
+        sends what is waiting, then what gathered meanwhile, until none is left; the others wait for
+        their outcome. Should the sender stop early (cancelled), the rest are told to send for
+        themselves. None: a withheld listing needs its tools after all.
         """
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._withheld.append((item, future))
+        self._waiting.append((item, future))
         while True:
             if not self._sending:
                 self._sending = True
                 try:
-                    while self._withheld:
-                        batch, self._withheld = self._withheld, []
+                    while self._waiting:
+                        batch, self._waiting = self._waiting, []
                         try:
-                            outcomes = await self._run(_child_apply_withheld, [i for i, _ in batch], leases.HOLDER)
+                            outcomes = await self._run(_child_apply, [i for i, _ in batch], leases.HOLDER)
                         except BaseException as exc:
                             for _, waiting in batch:
                                 if waiting is not future and not waiting.done():
                                     waiting.set_exception(exc if isinstance(exc, Exception) else _SendAgain())
                             raise
                         for (_, waiting), outcome in zip(batch, outcomes, strict=True):
-                            if not waiting.done():
+                            if waiting.done():
+                                continue
+                            if isinstance(outcome, WriterFailure):
+                                waiting.set_exception(outcome)
+                            else:
                                 waiting.set_result(outcome)
                 finally:
                     self._sending = False
-                    for _, waiting in self._withheld:
+                    for _, waiting in self._waiting:
                         if not waiting.done():
                             waiting.set_exception(_SendAgain())
-                    self._withheld = [(i, w) for i, w in self._withheld if not w.done()]
+                    self._waiting = [(i, w) for i, w in self._waiting if not w.done()]
             try:
                 return await future  # type: ignore[no-any-return]
             except _SendAgain:
                 future = asyncio.get_running_loop().create_future()
-                self._withheld.append((item, future))
+                self._waiting.append((item, future))
 
     async def release(self, key: str) -> None:
         if not self._up:

@@ -29,7 +29,7 @@ from toolvet.services import leases
 from toolvet.services.context import Context
 from toolvet.services.discovery_settings import settle_settings
 from toolvet.services.entry_writes import write_entries
-from toolvet.services.shadowing import add_cross_server_findings
+from toolvet.services.shadowing import CrossServer
 
 # ------------------------------------------------------------------ the pass's statements, built once
 #
@@ -290,6 +290,64 @@ def apply_listing(
     Core statements throughout (no ORM identity map or flush): the server row is updated first and
     RETURNING hands back the flags the tool writes need, and the run row is inserted RETURNING its id.
     """
+    # A Core transaction on the engine: a pass needs none of a Session's unit-of-work machinery.
+    with ctx.db.engine.begin() as conn:
+        cross = CrossServer(conn)
+        run = _apply_on(conn, cross, ctx, server_id, name, listing, started, trigger, lease_key=lease_key,
+                        holder=holder, tools_withheld=tools_withheld)
+        cross.flush()
+        return run
+
+
+#: One pass's apply for :func:`apply_listings`: server id, name, listing, started, trigger, lease key, and
+#: whether the listing's tools were withheld.
+ListingApply = tuple[int, str, Listing, datetime, str, str | None, bool]
+#: At most this many tools' listings share one transaction in :func:`apply_listings`: SQLite's write lock
+#: is held for the whole of it, and others (an operator's edit, the sweep taking its next leases) wait.
+GROUP_TOOLS: Final = 2000
+
+
+def apply_listings(ctx: Context, items: Sequence[ListingApply], holder: str = leases.HOLDER,
+                   ) -> list[DiscoveryRunOut | Exception]:
+    """Apply several passes' listings (:func:`apply_listing` each), up to :data:`GROUP_TOOLS` tools in one
+    transaction: a commit and the index pages it writes are paid once per group, not once per pass.
+
+    Per item, in order: its run, or the exception its apply raised (``ToolsWithheld`` included; nothing
+    is written for that item). Should any apply of a group raise, the group's transaction is rolled
+    back and each of its items applied in a transaction of its own, so one pass's failure is its own.
+    Every item's outcome is final once this returns: each run reported has been committed.
+    """
+    outcomes: list[DiscoveryRunOut | Exception] = []
+    start = 0
+    while start < len(items):
+        end, tools = start, 0
+        while end < len(items) and (end == start or tools + len(items[end][2].tools) <= GROUP_TOOLS):
+            tools += len(items[end][2].tools)
+            end += 1
+        group = items[start:end]
+        try:
+            with ctx.db.engine.begin() as conn:
+                cross = CrossServer(conn)
+                runs = [_apply_on(conn, cross, ctx, *item[:5], lease_key=item[5], holder=holder,
+                                  tools_withheld=item[6]) for item in group]
+                cross.flush()
+            outcomes += runs
+        except Exception:
+            for item in group:
+                try:
+                    outcomes.append(apply_listing(ctx, *item[:5], lease_key=item[5], holder=holder,
+                                                  tools_withheld=item[6]))
+                except Exception as exc:
+                    outcomes.append(exc)
+        start = end
+    return outcomes
+
+
+def _apply_on(
+    conn: Connection, cross: CrossServer, ctx: Context, server_id: int, name: str, listing: Listing,
+    started: datetime, trigger: str, *, lease_key: str | None, holder: str, tools_withheld: bool,
+) -> DiscoveryRunOut:
+    """:func:`apply_listing` in the caller's transaction, its cross-server findings kept by ``cross``."""
     now = utcnow()
     changes = ChangeSet()
     status, error = listing.status, listing.error
@@ -298,46 +356,45 @@ def apply_listing(
     if status == "ok":
         params |= {"p_protocol_version": listing.protocol_version, "p_server_info": listing.server_info,
                    "p_capabilities": listing.capabilities, "p_instructions": listing.instructions}
-    # A Core transaction on the engine: a pass needs none of a Session's unit-of-work machinery.
-    with ctx.db.engine.begin() as conn:
-        statement = _UPDATE_SERVER_OK if status == "ok" else _UPDATE_SERVER_NOT_OK
-        server = conn.execute(statement, params).one_or_none()
-        if server is None:
-            raise NotFound(f"server {name!r} was removed during its discovery pass")
-        counts = changes.counts()
-        if status == "ok":
-            key = (listing_key(listing.digest, ctx.settings.max_definition_bytes, server.updated_at)
-                   if listing.digest is not None else None)
-            unchanged = _fast_path(conn, server, key, now)
-            if unchanged is not None:
-                counts["unchanged"] = unchanged
-            elif tools_withheld:
-                raise ToolsWithheld
-            else:
-                changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
-                                    max_definition_bytes=ctx.settings.max_definition_bytes,
-                                    load_input_schemas=partial(_input_schemas, conn))
-                add_cross_server_findings(conn, server.id, server.name, changes)
-                write_changes(conn, server, changes, now)
-                counts = changes.counts()
-                _record_listing(conn, server, key, changes)
-        rejections = [r.as_dict() for r in changes.rejected]
-        if status == "ok":
-            # Prompts, resources and templates: reconciled on every ok pass (the tools' fast path covers tools).
-            rejections += write_entries(conn, server.id, listing.entries, now, new_enabled=server.new_tools_enabled,
-                                        remove_stale=server.remove_stale,
-                                        max_definition_bytes=ctx.settings.max_definition_bytes)
-            if listing.entry_errors:
-                error = "; ".join(listing.entry_errors)
-        run: dict[str, Any] = {
-            "server_id": server.id, "server_name": server.name, "started_at": started, "finished_at": now,
-            "status": status, "trigger": trigger, "runner": holder,
-            "protocol_version": listing.protocol_version, "pages": listing.pages,
-            "rejections": rejections, "error": error, **counts,
-        }
-        run_id = conn.execute(_INSERT_RUN, run).scalar_one()
-        if lease_key is not None:
-            leases.release_in(conn, lease_key, holder)
+    statement = _UPDATE_SERVER_OK if status == "ok" else _UPDATE_SERVER_NOT_OK
+    server = conn.execute(statement, params).one_or_none()
+    if server is None:
+        raise NotFound(f"server {name!r} was removed during its discovery pass")
+    counts = changes.counts()
+    if status == "ok":
+        key = (listing_key(listing.digest, ctx.settings.max_definition_bytes, server.updated_at)
+               if listing.digest is not None else None)
+        unchanged = _fast_path(conn, server, key, now)
+        if unchanged is not None:
+            counts["unchanged"] = unchanged
+        elif tools_withheld:
+            raise ToolsWithheld
+        else:
+            changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
+                                max_definition_bytes=ctx.settings.max_definition_bytes,
+                                load_input_schemas=partial(_input_schemas, conn))
+            cross.add_findings(server.id, server.name, changes)
+            write_changes(conn, server, changes, now)
+            cross.written(changes, removed=server.remove_stale)
+            counts = changes.counts()
+            _record_listing(conn, server, key, changes)
+    rejections = [r.as_dict() for r in changes.rejected]
+    if status == "ok":
+        # Prompts, resources and templates: reconciled on every ok pass (the tools' fast path covers tools).
+        rejections += write_entries(conn, server.id, listing.entries, now, new_enabled=server.new_tools_enabled,
+                                    remove_stale=server.remove_stale,
+                                    max_definition_bytes=ctx.settings.max_definition_bytes)
+        if listing.entry_errors:
+            error = "; ".join(listing.entry_errors)
+    run: dict[str, Any] = {
+        "server_id": server.id, "server_name": server.name, "started_at": started, "finished_at": now,
+        "status": status, "trigger": trigger, "runner": holder,
+        "protocol_version": listing.protocol_version, "pages": listing.pages,
+        "rejections": rejections, "error": error, **counts,
+    }
+    run_id = conn.execute(_INSERT_RUN, run).scalar_one()
+    if lease_key is not None:
+        leases.release_in(conn, lease_key, holder)
     return DiscoveryRunOut(
         id=run_id, server=run["server_name"], trigger=trigger, runner=run["runner"], started_at=started,
         finished_at=now, status=status, protocol_version=listing.protocol_version, pages=listing.pages,

@@ -1,12 +1,17 @@
-"""Cross-server findings during a discovery pass: the pass's new and changed tools against the tools
+"""Cross-server findings during discovery passes: the passes' new and changed tools against the tools
 other servers have in the registry (``domain.findings.cross_server_findings``), and back.
 
-Candidates are the other servers' live tools that bear the name of a tool this pass adds or changes, or
-a name-like word its title or description mentions (``send_email``): for each such name, the PER_NAME
-earliest registered (the index on ``tools (name, id)`` finds them without reading the others), in one
-query per pass with something new, none for a pass that changes nothing. A new copy of a tool adds a ``tool-duplicate``
-finding to the copy and to the tool it copies (whose own pass may be long over); a tool mentioned by a
-new one is not re-read (its findings are about its own text).
+Candidates are the other servers' live tools that bear the name of a tool a pass adds or changes, or a
+name-like word its title or description mentions (``send_email``): for each such name, the PER_NAME
+earliest registered (the index on ``tools (name, id)`` finds them without reading the others). A new copy
+of a tool adds a ``tool-duplicate`` finding to the copy and to the tool it copies (whose own pass may be
+long over); a tool mentioned by a new one is not re-read (its findings are about its own text).
+
+:class:`CrossServer` serves the passes of one transaction (``services.discovery_writes`` applies several
+passes' listings in one): each name's candidates are read once, with the tools' findings, and kept in
+step with what the passes write, so every pass sees exactly what a query of its own would return; the
+findings written back onto copied tools are gathered and written once, before the commit. A pass that
+changes nothing reads nothing.
 """
 
 from __future__ import annotations
@@ -21,13 +26,14 @@ from sqlalchemy.engine import Dialect
 from toolvet.db.models import Server, Tool
 from toolvet.domain.findings import OtherTool, cross_server_findings
 from toolvet.domain.reconcile import ChangeSet, Upsert
+from toolvet.jsontext import loads
 
 #: A tool is compared with at most PER_NAME other servers' tools bearing one name: the earliest
 #: registered (by id), which a copy imitates. A name many servers share (one vendor's server deployed
 #: per team) then costs a few comparisons, not one per server, and never crowds out another name.
 PER_NAME: Final = 2
-#: A copied tool keeps at most this many cross-server findings (the newest replace the oldest): a tool that
-#: fifty deployments resemble needs a reviewer's look, not fifty findings.
+#: A copied tool keeps at most this many cross-server findings (the earliest copies'): a tool that fifty
+#: deployments resemble needs a reviewer's look, not fifty findings.
 MAX_CROSS_FINDINGS: Final = 5
 MAX_NAMES: Final = 2000
 _CROSS_CODES: Final = frozenset({"tool-duplicate", "tool-shadowing"})
@@ -40,18 +46,19 @@ _OTHER = Tool.__table__.alias("other")
 
 @lru_cache(maxsize=32)
 def _select_candidates(dialect: Dialect, slots: int) -> tuple[str, tuple[str, ...] | None, dict[str, Any]]:
-    """The SQL (and its positional parameter order) of the other servers' live tools bearing each of the
-    names bound as ``p_name_0`` .. ``p_name_{slots-1}``, PER_NAME per name, earliest first.
+    """The SQL (and its positional parameter order) of the live tools bearing each of the names bound as
+    ``p_name_0`` .. ``p_name_{slots-1}``, the PER_NAME + 1 earliest per name, whatever their server: a
+    server has one tool of a name, so leaving out the pass's own still leaves PER_NAME of the others.
 
     Compiled here once per dialect and number of slots: SQLAlchemy does not cache a statement holding a
     VALUES list, and compiling it cost more than running it."""
     wanted = (values(column("name", String), name="wanted")
               .data([(bindparam(f"p_name_{i}", type_=String),) for i in range(slots)]).cte("wanted"))
     earliest = (select(_OTHER.c.id)
-                .where(_OTHER.c.name == wanted.c.name, _OTHER.c.server_id != bindparam("p_server_id"),
-                       _OTHER.c.retired_at.is_(None))
-                .order_by(_OTHER.c.id).limit(PER_NAME).correlate(wanted))
-    statement = (select(Tool.id, Tool.name, Tool.title, Tool.description, Server.name.label("server"))
+                .where(_OTHER.c.name == wanted.c.name, _OTHER.c.retired_at.is_(None))
+                .order_by(_OTHER.c.id).limit(PER_NAME + 1).correlate(wanted))
+    statement = (select(Tool.id, Tool.server_id, Tool.name, Tool.title, Tool.description, Tool.findings,
+                        Server.name.label("server"))
                  .select_from(wanted).join(Tool, Tool.id.in_(earliest)).join(Server, Tool.server_id == Server.id)
                  .order_by(Tool.id))
     compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
@@ -59,18 +66,29 @@ def _select_candidates(dialect: Dialect, slots: int) -> tuple[str, tuple[str, ..
     return compiled.string, order, dict(compiled.params)  # the limit's (and offset's) own values
 
 
-def _candidates(conn: Connection, server_id: int, names: list[str]) -> list[Any]:
-    """The candidate rows for ``names``: the statement with the next power of two of slots (a handful of
-    statements serve every pass; spare slots hold the empty name, which no tool has)."""
-    slots = 1 << max(len(names) - 1, 0).bit_length()
-    sql, order, fixed = _select_candidates(conn.dialect, slots)
-    params = {**fixed, "p_server_id": server_id}
-    params |= {f"p_name_{i}": n for i, n in enumerate(names + [""] * (slots - len(names)))}
-    return list(conn.exec_driver_sql(sql, tuple(params[k] for k in order) if order is not None else params))
-
-
-_SELECT_FINDINGS = select(Tool.id, Tool.findings).where(Tool.id.in_(bindparam("p_ids", expanding=True)))
 _UPDATE_FINDINGS = update(Tool).where(Tool.id == bindparam("p_id")).values(findings=bindparam("p_findings"))
+
+
+class _Candidate:
+    """A live tool that may be another server's candidate, as :class:`CrossServer` keeps it."""
+
+    __slots__ = ("_findings", "id", "other", "server_id")
+
+    def __init__(self, tool_id: int, server_id: int, other: OtherTool, findings: Any) -> None:
+        self.id = tool_id
+        self.server_id = server_id
+        self.other = other
+        self._findings = findings  # as the driver returned it (SQLite: the JSON text) until first needed
+
+    @property
+    def findings(self) -> list[dict[str, Any]]:
+        if not isinstance(self._findings, list):
+            self._findings = loads(self._findings) if isinstance(self._findings, str | bytes) else []
+        return self._findings
+
+    @findings.setter
+    def findings(self, value: list[dict[str, Any]]) -> None:
+        self._findings = value
 
 
 def _mentioned(upsert: Upsert) -> set[str]:
@@ -82,45 +100,120 @@ def _names(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:
     return sorted(set().union(*(names for _, names in upserts)))[:MAX_NAMES]
 
 
-def add_cross_server_findings(conn: Connection, server_id: int, server_name: str, changes: ChangeSet) -> None:
-    """Add to the pass's upserts (before they are written) the findings they earn against other servers'
-    tools, and write the matching ``tool-duplicate`` findings onto the tools they copy."""
-    if not changes.added and not changes.changed:
-        return
-    upserts = [(u, {u.claim.name} | _mentioned(u)) for u in (*changes.added, *changes.changed)]
-    rows = _candidates(conn, server_id, _names(upserts))
-    if not rows:
-        return
-    by_name: dict[str, list[OtherTool]] = {}
-    by_key: dict[tuple[str, str], int] = {}
-    for tool_id, name, title, description, server in rows:
-        by_name.setdefault(name, []).append(OtherTool(server, name, description, title))
-        by_key[(server, name)] = tool_id
-    copied: dict[int, list[dict[str, Any]]] = {}
-    for upsert, names in upserts:
-        others = (by_name.get(upsert.claim.name, []) if len(names) == 1
-                  else [o for name in sorted(names) for o in by_name.get(name, ())])
-        if not others:
-            continue
-        found = cross_server_findings(server_name, upsert.claim.definition, others)
-        upsert.findings.extend(found)
-        for f in found:
-            if f["code"] == "tool-duplicate":
-                back = {"name": f["other_tool"]}
-                theirs = next(o for o in others if (o.server, o.name) == (f["other_server"], f["other_tool"]))
-                back |= {"title": theirs.title, "description": theirs.description}
+def _merged(old: list[dict[str, Any]], server_name: str, new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copied tool's findings once ``server_name``'s pass found it copied (``new``): its own findings, the
+    cross-server ones from other servers, and this server's new ones while fewer than MAX_CROSS_FINDINGS
+    are held (the earliest copies are kept, so a tool copied by a whole fleet is not rewritten by every
+    pass; a server's earlier findings on it are replaced by its new ones)."""
+    own = [f for f in old if f.get("code") not in _CROSS_CODES]
+    cross = [f for f in old if f.get("code") in _CROSS_CODES and f.get("other_server") != server_name]
+    return own + cross + new[:max(MAX_CROSS_FINDINGS - len(cross), 0)]
+
+
+class CrossServer:
+    """The cross-server findings of the passes written in one transaction on ``conn``, in order."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._by_name: dict[str, list[_Candidate]] = {}  # the PER_NAME + 1 earliest live tools per name read
+        self._by_id: dict[int, _Candidate] = {}
+        self._pending: dict[int, _Candidate] = {}  # findings changed here, written by flush
+
+    def _load(self, names: list[str]) -> None:
+        missing = [n for n in names if n not in self._by_name]
+        if not missing:
+            return
+        slots = 1 << max(len(missing) - 1, 0).bit_length()
+        sql, order, fixed = _select_candidates(self._conn.dialect, slots)
+        params = {**fixed} | {f"p_name_{i}": n for i, n in enumerate(missing + [""] * (slots - len(missing)))}
+        for name in missing:
+            self._by_name[name] = []
+        for tool_id, server_id, name, title, description, findings, server in self._conn.exec_driver_sql(
+                sql, tuple(params[k] for k in order) if order is not None else params):
+            # A tool whose findings changed here keeps them (they are not written yet).
+            candidate = self._pending.get(tool_id)
+            if candidate is None:
+                candidate = _Candidate(tool_id, server_id, OtherTool(server, name, description, title), findings)
+            self._by_name[name].append(candidate)
+            self._by_id[tool_id] = candidate
+
+    def _forget(self, name: str) -> None:
+        """Read ``name``'s candidates again when next needed (the passes' writes changed who they are)."""
+        for candidate in self._by_name.pop(name, ()):
+            self._by_id.pop(candidate.id, None)
+
+    def add_findings(self, server_id: int, server_name: str, changes: ChangeSet) -> None:
+        """Add to the pass's upserts (before they are written) the findings they earn against other servers'
+        tools, and change the matching ``tool-duplicate`` findings of the tools they copy (see :meth:`flush`)."""
+        if not changes.added and not changes.changed:
+            return
+        upserts = [(u, {u.claim.name} | _mentioned(u)) for u in (*changes.added, *changes.changed)]
+        names = _names(upserts)
+        self._load(names)
+        by_name: dict[str, list[_Candidate]] = {}
+        for name in names:
+            others = [c for c in self._by_name[name] if c.server_id != server_id][:PER_NAME]
+            if others:
+                by_name[name] = others
+        if not by_name:
+            return
+        copied: dict[int, list[dict[str, Any]]] = {}
+        for upsert, wanted in upserts:
+            candidates = (by_name.get(upsert.claim.name, []) if len(wanted) == 1
+                          else [c for name in sorted(wanted) for c in by_name.get(name, ())])
+            if not candidates:
+                continue
+            found = cross_server_findings(server_name, upsert.claim.definition, [c.other for c in candidates])
+            upsert.findings.extend(found)
+            for f in found:
+                if f["code"] != "tool-duplicate":
+                    continue
+                original = next(c for c in candidates
+                                if (c.other.server, c.other.name) == (f["other_server"], f["other_tool"]))
+                theirs = original.other
+                back = {"name": theirs.name, "title": theirs.title, "description": theirs.description}
                 mine = OtherTool(server_name, upsert.claim.name, upsert.claim.description, upsert.claim.title)
-                copied.setdefault(by_key[(theirs.server, theirs.name)], []).extend(
-                    cross_server_findings(theirs.server, back, [mine]))
-    if copied:
-        current: dict[int, Any] = {r.id: r.findings for r in conn.execute(_SELECT_FINDINGS, {"p_ids": list(copied)})}
-        writes = []
+                copied.setdefault(original.id, []).extend(cross_server_findings(theirs.server, back, [mine]))
         for tool_id, new in copied.items():
-            old = current.get(tool_id) or []
-            own = [f for f in old if f.get("code") not in _CROSS_CODES]
-            cross = [f for f in old if f.get("code") in _CROSS_CODES and f.get("other_server") != server_name]
-            updated = own + (cross + new)[-MAX_CROSS_FINDINGS:]
-            if updated != old:
-                writes.append({"p_id": tool_id, "p_findings": updated})
-        if writes:
-            conn.execute(_UPDATE_FINDINGS, writes)
+            candidate = self._by_id[tool_id]
+            updated = _merged(candidate.findings, server_name, new)
+            if updated != candidate.findings:
+                candidate.findings = updated
+                self._pending[tool_id] = candidate
+
+    def written(self, changes: ChangeSet, removed: bool) -> None:
+        """Keep the candidates in step with a pass's writes (``removed``: its stale tools were deleted, not
+        retired): what a query in the same transaction would now return."""
+        for upsert in changes.changed:
+            tool_id = upsert.tool_id
+            if tool_id is None:
+                continue
+            # The pass wrote the tool's own findings over any changed here (as a write of them would have been).
+            self._pending.pop(tool_id, None)
+            if upsert.revived:
+                self._forget(upsert.claim.name)  # live again, and perhaps among its name's earliest
+                continue
+            candidate = self._by_id.get(tool_id)
+            if candidate is None:
+                continue
+            c = upsert.claim
+            candidate.other = OtherTool(candidate.other.server, c.name, c.description, c.title)
+            candidate.findings = list(upsert.findings)
+        for upsert in changes.added:
+            # A new tool is the latest of its name: it joins only a name that has fewer than PER_NAME + 1.
+            known = self._by_name.get(upsert.claim.name)
+            if known is not None and len(known) <= PER_NAME:
+                self._forget(upsert.claim.name)
+        for tool_id in changes.retire_ids:
+            candidate = self._by_id.get(tool_id)
+            if candidate is not None:
+                self._forget(candidate.other.name)
+            if removed:
+                self._pending.pop(tool_id, None)
+
+    def flush(self) -> None:
+        """Write the findings changed on copied tools, one statement for all (before the commit)."""
+        if self._pending:
+            self._conn.execute(_UPDATE_FINDINGS, [{"p_id": tool_id, "p_findings": c.findings}
+                                                  for tool_id, c in self._pending.items()])
+            self._pending.clear()
