@@ -119,7 +119,7 @@ def _write_once(servers: int, *, findings: bool) -> float:
         tools = [tool_definition(index, j) for j in range(50)]
         digest = hashlib.sha256(compact(tools).encode()).hexdigest()
         listings.append(Listing("ok", tools, None, "2026-07-28", {"name": f"farm-{index}", "version": "1.0.0"},
-                                {"tools": {}}, None, 1, digest, True))
+                                {"tools": {}}, None, 1, digest))
     saved = reconcile.static_findings, shadowing.CrossServer.add_findings
     with tempfile.TemporaryDirectory(prefix="toolvet-bench-") as tmp:
         ctx = Context.open(Settings(home=Path(tmp), secret_key=Fernet.generate_key().decode()))
