@@ -76,3 +76,36 @@ def test_every_command_in_the_table_loads_and_its_help_line_is_its_own(home: Pat
         own = (command.help or "").split("\n\n")[0].replace("\n", " ").strip()
         assert own.startswith(lazy.help.rstrip(".")), (name, lazy.help, own)
 
+
+
+START = """
+import gc, json, sys, weakref
+from toolvet.cli import COMMANDS
+from toolvet.cli.group import start_process
+
+start_process(COMMANDS["tool"])
+frozen, enabled, imported = gc.get_freeze_count(), gc.isenabled(), "toolvet.cli.tools" in sys.modules
+
+
+class Cycle:
+    pass
+
+
+made_after = Cycle()
+made_after.me = made_after
+gone = weakref.ref(made_after)
+del made_after
+gc.collect()
+print(json.dumps({"frozen": frozen, "enabled": enabled, "imported": imported, "collected": gone() is None}))
+"""
+
+
+def test_a_process_sets_start_up_aside_from_the_collector_and_collects_what_it_makes_later(home: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", START], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ), check=False)
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout)
+    # The command's module is imported and what start-up made is frozen; the collector runs again for
+    # what the command makes, cycles included.
+    assert seen["imported"] and seen["enabled"] and seen["collected"]
+    assert seen["frozen"] > 10_000
