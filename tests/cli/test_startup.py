@@ -32,14 +32,19 @@ print("\\n" + json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in wat
 """
 
 
-def imported(home: Path, body: str, args: list[str], watched: tuple[str, ...]) -> list[str]:
-    """The watched top-level packages a fresh interpreter has imported after running ``body``."""
+def modules(home: Path, body: str, args: list[str], watched: tuple[str, ...]) -> list[str]:
+    """The modules of the watched top-level packages a fresh interpreter has imported after ``body``."""
     script = PROBE.format(body=body)
     proc = subprocess.run([sys.executable, "-c", script, json.dumps(args), json.dumps(list(watched))],
                           capture_output=True, text=True, timeout=60, env=dict(os.environ), check=False)
     assert "Traceback" not in proc.stderr, proc.stderr
     found: list[str] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return sorted({name.split(".")[0] for name in found})
+    return found
+
+
+def imported(home: Path, body: str, args: list[str], watched: tuple[str, ...]) -> list[str]:
+    """The watched top-level packages a fresh interpreter has imported after running ``body``."""
+    return sorted({name.split(".")[0] for name in modules(home, body, args, watched)})
 
 
 def test_importing_the_cli_imports_no_database_web_or_sdk_module(home: Path) -> None:
@@ -57,6 +62,16 @@ def test_a_command_that_reads_the_registry_imports_neither_the_sdk_nor_the_web_s
 ) -> None:
     watched = (*NEVER_FOR_A_READ, "sqlalchemy")
     assert imported(home, "from toolvet.cli import main; main()", args, watched) == ["sqlalchemy"]
+
+
+@pytest.mark.parametrize("args", [["tool", "list"], ["server", "list"], ["call", "list"]])
+def test_a_read_on_sqlite_loads_neither_alembic_nor_the_postgresql_dialect(home: Path, args: list[str]) -> None:
+    """On a database at the newest schema (the first command made it): Alembic is for migrating only."""
+    subprocess.run([sys.executable, "-m", "toolvet", "db", "upgrade"], capture_output=True, timeout=60,
+                   env=dict(os.environ), check=True)
+    found = modules(home, "from toolvet.cli import main; main()", args, ("sqlalchemy", "alembic"))
+    assert "sqlalchemy.dialects.sqlite" in found  # the probe sees the dialect the command does use
+    assert [name for name in found if name.startswith(("sqlalchemy.dialects.postgresql", "alembic"))] == []
 
 
 def test_the_version_is_printed_without_importing_a_command(home: Path) -> None:
