@@ -64,14 +64,22 @@ def test_a_command_that_reads_the_registry_imports_neither_the_sdk_nor_the_web_s
     assert imported(home, "from toolvet.cli import main; main()", args, watched) == ["sqlalchemy"]
 
 
+# What a read on SQLite does without: migrating (the database is at the newest schema), the other
+# database's dialect, and the findings rules (stored findings are read, none are computed).
+NOT_FOR_A_READ_ON_SQLITE = ("alembic", "sqlalchemy.dialects.postgresql", "toolvet.domain.findings.static",
+                            "toolvet.domain.findings.shadowing")
+
+
 @pytest.mark.parametrize("args", [["tool", "list"], ["server", "list"], ["call", "list"]])
-def test_a_read_on_sqlite_loads_neither_alembic_nor_the_postgresql_dialect(home: Path, args: list[str]) -> None:
-    """On a database at the newest schema (the first command made it): Alembic is for migrating only."""
+def test_a_read_on_sqlite_loads_no_migration_no_postgresql_dialect_and_no_findings_rule(
+    home: Path, args: list[str]
+) -> None:
     subprocess.run([sys.executable, "-m", "toolvet", "db", "upgrade"], capture_output=True, timeout=60,
                    env=dict(os.environ), check=True)
-    found = modules(home, "from toolvet.cli import main; main()", args, ("sqlalchemy", "alembic"))
-    assert "sqlalchemy.dialects.sqlite" in found  # the probe sees the dialect the command does use
-    assert [name for name in found if name.startswith(("sqlalchemy.dialects.postgresql", "alembic"))] == []
+    found = modules(home, "from toolvet.cli import main; main()", args, ("sqlalchemy", "alembic", "toolvet"))
+    # The probe sees what the command does use: SQLite's dialect and the models.
+    assert {"sqlalchemy.dialects.sqlite", "toolvet.db.models"} <= set(found)
+    assert [name for name in found if name.startswith(NOT_FOR_A_READ_ON_SQLITE)] == []
 
 
 def test_the_version_is_printed_without_importing_a_command(home: Path) -> None:
