@@ -75,7 +75,7 @@ def start_process(command: LazyCommand | None) -> None:
     """Import what a ``toolvet`` process runs (``command``'s module, when a command is named) and
     set it aside from the cyclic garbage collector (``gc.freeze``); for the process entry point only.
 
-    Start-up makes some hundreds of thousands of objects (classes, functions, SQLAlchemy's mappers,
+    Start-up makes over a hundred thousand objects (classes, functions, SQLAlchemy's mappers,
     pydantic's validators) that all live until the process ends, so the collector's passes over them
     find nothing. Paused while the command's module imports and frozen after, they are never walked:
     not during the import, not while the command runs, and not in the collection the interpreter runs
