@@ -13,7 +13,7 @@ from alembic.script import ScriptDirectory
 
 from toolvet.db.engine import make_engine
 from toolvet.db.migrate import alembic_config, current_revision, head_revision, upgrade
-from toolvet.db.models import Base, Tool, ToolReview, ToolSettings
+from toolvet.db.models import PENDING_INTENT, Base, Tool, ToolReview, ToolSettings
 from toolvet.db.types import UTCDateTime
 
 
@@ -27,6 +27,27 @@ def test_the_migrated_schema_matches_the_models(ctx):
     with ctx.db.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == []
+
+
+def _index_definition(engine: sa.Engine, name: str) -> str:
+    """The definition of index ``name`` as the database itself reports it."""
+    query = ("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = :name" if engine.dialect.name == "sqlite"
+             else "SELECT indexdef FROM pg_indexes WHERE indexname = :name")
+    with engine.connect() as conn:
+        found: str = conn.execute(sa.text(query), {"name": name}).scalar_one()
+    return found
+
+
+def test_the_partial_index_made_from_the_models_is_the_one_the_migrations_made(ctx):
+    """The models give SQLite's clause of the pending-intent index at import and PostgreSQL's when an
+    engine of that dialect is made: the index made from them is the migration's, to the letter."""
+    engine = ctx.db.engine
+    migrated = _index_definition(engine, PENDING_INTENT.name)
+    with engine.begin() as conn:
+        PENDING_INTENT.drop(conn)
+        PENDING_INTENT.create(conn)
+    assert _index_definition(engine, PENDING_INTENT.name) == migrated
+    assert "WHERE" in migrated and "pending" in migrated
 
 
 # --- 0005: a tool's claim, settings and review as separate records ------------------------------------

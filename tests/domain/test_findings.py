@@ -192,3 +192,13 @@ def test_folding_without_the_character_walk_reads_as_the_walk_does():
     for value in strings:
         for key in (False, True):
             assert folded(value, key=key) == normalise(value, key=key).folded, value
+
+
+def test_the_checks_imported_on_first_use_are_the_modules_own() -> None:
+    from toolvet.domain import findings
+    from toolvet.domain.findings import shadowing, static
+
+    assert findings.static_findings is static.static_findings
+    assert findings.cross_server_findings is shadowing.cross_server_findings
+    assert findings.OtherTool is shadowing.OtherTool
+    assert not hasattr(findings, "no_such_check")

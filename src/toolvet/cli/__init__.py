@@ -11,12 +11,13 @@ in its own module.
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, ClassVar
 
 import typer
 
 from toolvet import __version__
-from toolvet.cli.group import LazyCommand, ToolvetGroup, ToolvetTyper, debugging
+from toolvet.cli.group import LazyCommand, ToolvetGroup, ToolvetTyper, debugging, start_process
 
 #: The root's commands. Each help line begins the command's own help (its docstring or group help).
 COMMANDS: dict[str, LazyCommand] = {
@@ -77,9 +78,10 @@ def root(
 
 
 def main() -> None:
-    """Run the CLI. Errors inside commands are already one line (see ``group``); this catches what
-    escapes before a command runs."""
+    """Run the CLI as a process. Errors inside commands are already one line (see ``group``); this
+    catches what escapes before a command runs."""
     try:
+        start_process(COMMANDS.get(sys.argv[1]) if len(sys.argv) > 1 else None)
         app(prog_name="toolvet")
     except Exception as exc:
         if debugging():

@@ -7,7 +7,7 @@ as ``Text`` (never Rich markup).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Group, RenderableType
@@ -18,9 +18,11 @@ from toolvet.cli import render
 from toolvet.cli.render import JsonOption
 from toolvet.cli.runtime import local
 from toolvet.domain.diff import ChangeKind, show, show_hint
-from toolvet.schemas.entries import EntryDiffOut
 from toolvet.schemas.tools import ChangeOut, DiffOut
 from toolvet.services.tools import split_address
+
+if TYPE_CHECKING:  # made by the prompt and resource commands, which import it themselves
+    from toolvet.schemas.entries import EntryDiffOut
 
 # Longest value shown in a table cell; --json has the whole of it.
 CELL_LIMIT = 80

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from pydantic import BaseModel
@@ -24,8 +24,10 @@ from rich.text import Text
 
 from toolvet.schemas.common import MAX_LIMIT, MAX_OFFSET, Page
 from toolvet.schemas.servers import ServerOut, Transport
-from toolvet.schemas.tool_sets import ToolSetMember, ToolSetOut
 from toolvet.schemas.tools import AuditOut, DefinitionOut, TokenCreated, TokenOut, ToolOut
+
+if TYPE_CHECKING:  # only the tool set commands build these; the rest need not import them
+    from toolvet.schemas.tool_sets import ToolSetMember, ToolSetOut
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from toolvet.db.models import complete_for_dialect
 from toolvet.jsontext import compact
 
 #: Seconds to wait for a PostgreSQL server to accept a connection.
@@ -30,8 +31,9 @@ def private_sqlite_file(path: Path) -> None:
 
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; for SQLite, the file is created private (:func:`private_sqlite_file`) and
-    foreign keys enforced. JSON columns are written as :func:`toolvet.jsontext.compact` text on both
-    databases."""
+    foreign keys enforced; for PostgreSQL, the models get that dialect's options
+    (:func:`toolvet.db.models.complete_for_dialect`). JSON columns are written as
+    :func:`toolvet.jsontext.compact` text on both databases."""
     if url.startswith("sqlite"):
         path = make_url(url).database or ""
         if path and path != ":memory:" and not path.startswith("file:"):
@@ -49,8 +51,10 @@ def make_engine(url: str) -> Engine:
         return engine
     # A PostgreSQL server that does not answer (a dropped packet, a wrong host) fails within the
     # connect timeout instead of hanging the command or the server start.
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=compact,
-                         connect_args={"connect_timeout": PG_CONNECT_TIMEOUT})
+    engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=compact,
+                           connect_args={"connect_timeout": PG_CONNECT_TIMEOUT})
+    complete_for_dialect(engine.dialect.name)
+    return engine
 
 
 class Database:

@@ -7,12 +7,15 @@ docs/discovery.md."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from toolvet.db.types import Json, UTCDateTime, utcnow
+
+#: Which calls :data:`PENDING_INTENT` covers.
+PENDING: Final = "status = 'pending'"
 
 
 class Base(DeclarativeBase):
@@ -340,6 +343,12 @@ class AlwaysAllow(Base):
     created_by: Mapped[str] = mapped_column(Text)
 
 
+#: At most one pending call per intent: a unique index over the pending calls alone, on both databases
+#: (migration 0011). SQLite's clause is given here and PostgreSQL's by :func:`complete_for_dialect`,
+#: because naming a dialect's option imports that dialect, which a process on SQLite has no use for.
+PENDING_INTENT: Final = Index("ix_calls_pending_intent", "intent", unique=True, sqlite_where=text(PENDING))
+
+
 class PendingCall(Base):
     """A call made through toolvet: pending ones wait here for an approver, so they
     survive a restart; the others are kept as the record of what ran."""
@@ -373,10 +382,7 @@ class PendingCall(Base):
     # Whether a caller has been given the call's outcome (an orphaned call's retry collects it once).
     delivered: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
-    __table_args__ = (
-        Index("ix_calls_pending_intent", "intent", unique=True,
-              sqlite_where=text("status = 'pending'"), postgresql_where=text("status = 'pending'")),
-    )
+    __table_args__ = (PENDING_INTENT,)
 
 
 class McpSession(Base):
@@ -475,3 +481,12 @@ class WebhookDelivery(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+def complete_for_dialect(name: str) -> None:
+    """Add the options the models leave out at import for the database whose SQLAlchemy dialect is
+    ``name``: PostgreSQL's partial-index clause (see :data:`PENDING_INTENT`). Called for every engine
+    toolvet makes and in the migrations' environment, before any DDL is emitted or compared; calling it
+    again changes nothing."""
+    if name == "postgresql":
+        PENDING_INTENT.dialect_kwargs["postgresql_where"] = text(PENDING)

@@ -15,8 +15,9 @@ from sqlalchemy.orm import Session, contains_eager
 
 from toolvet.db.models import Server, Tool, ToolDefinition, ToolReview, ToolSettings
 from toolvet.db.types import utcnow
+from toolvet.domain import findings
 from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
-from toolvet.domain.findings import Severity, severity_rank, static_findings
+from toolvet.domain.findings import Severity, severity_rank
 from toolvet.domain.policy import (
     ApprovalFloor,
     ReviewState,
@@ -217,7 +218,7 @@ def update_tool(
             current = {k: getattr(tool, k) for k in CLAIM_FIELDS}
             wire = claim_fields_to_wire(tool.name, {**current, **claim_changes})
             claim = _claim(wire, ctx.settings.max_definition_bytes)
-            values = _claim_values(claim) | {"findings": static_findings(claim.definition)}
+            values = _claim_values(claim) | {"findings": findings.static_findings(claim.definition)}
             remember_definition(session, tool.id, claim)
             session.execute(update(Tool).where(Tool.id == tool.id).values(**values))
             session.refresh(tool)
@@ -246,7 +247,7 @@ def register_tool(
         if session.scalar(select(Tool.id).where(Tool.server_id == server.id, Tool.name == data.name)) is not None:
             raise Conflict(f"tool {server_name}/{data.name} already exists")
         tool = Tool(server_id=server.id, name=data.name, first_seen_at=now, last_seen_at=now,
-                    findings=static_findings(claim.definition), **_claim_values(claim))
+                    findings=findings.static_findings(claim.definition), **_claim_values(claim))
         session.add(tool)
         session.flush()
         session.add(ToolSettings(tool_id=tool.id, writable=data.writable, approval=data.approval.value,

@@ -10,10 +10,28 @@ Discovery records them on the tool's claim; by default they decide nothing (a se
 - :func:`cross_server_findings`: what it earns against other servers' tools (shadowing, copies).
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from toolvet.domain.findings.changes import change_findings
 from toolvet.domain.findings.finding import SEVERITIES, Severity, finding, highest_severity, is_flagged, severity_rank
-from toolvet.domain.findings.shadowing import OtherTool, cross_server_findings
-from toolvet.domain.findings.static import static_findings
+
+if TYPE_CHECKING:
+    from toolvet.domain.findings.shadowing import OtherTool, cross_server_findings
+    from toolvet.domain.findings.static import static_findings
+
+#: The checks whose rules compile their patterns and tables at import, imported on first use: a
+#: process that only reads stored findings (``toolvet tool list``) never needs them.
+_ON_FIRST_USE = {"static_findings": "static", "cross_server_findings": "shadowing", "OtherTool": "shadowing"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _ON_FIRST_USE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_ON_FIRST_USE[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "SEVERITIES", "OtherTool", "Severity", "change_findings", "cross_server_findings", "finding",
