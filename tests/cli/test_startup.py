@@ -56,7 +56,8 @@ def test_version_and_help_import_no_database_web_or_sdk_module(home: Path, args:
     assert imported(home, "from toolvet.cli import main; main()", args, HEAVY) == []
 
 
-@pytest.mark.parametrize("args", [["tool", "list"], ["server", "list"], ["call", "list"], ["audit"]])
+@pytest.mark.parametrize("args", [["tool", "list"], ["server", "list"], ["call", "list"], ["audit"], ["check"],
+                                  ["export"]])
 def test_a_command_that_reads_the_registry_imports_neither_the_sdk_nor_the_web_stack(
     home: Path, args: list[str]
 ) -> None:

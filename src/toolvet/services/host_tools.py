@@ -28,7 +28,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolvet.domain.fingerprint import fingerprint
-from toolvet.services import discovery, review, servers, tools
+from toolvet.services import review, servers, tools
 from toolvet.services.auth import Permission, Principal, Role
 from toolvet.services.context import Context
 
@@ -194,6 +194,10 @@ async def _discover_server(ctx: Context, principal: Principal, arguments: dict[s
     if not principal.can(Permission.DISCOVER):
         return "discover_server is for operators; this token's role may not start discovery"
     server = DiscoverIn.model_validate(arguments).server
+    # Imported here: discovery brings the MCP SDK and the upstream clients, which the CLI's registry reads
+    # that describe the host tools (``toolvet check``, ``toolvet export``) never need.
+    from toolvet.services import discovery
+
     run = (await discovery.discover(ctx, principal, [server], trigger="mcp"))[0]
     return DiscoverResult(
         server=run.server,
