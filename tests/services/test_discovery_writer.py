@@ -165,3 +165,41 @@ async def test_withheld_listings_go_to_the_writer_together(wctx, admin, monkeypa
     assert set(by_server.values()) == {("ok", 0, 0, 2, 0, 0)}
     assert sum(batches) == 24 and max(batches) > 1  # every listing went withheld, several per trip
     assert tools.get_tool(wctx, admin, "up07", "b").name == "b"
+
+
+async def test_a_big_sweep_runs_with_the_heap_it_found_frozen_and_thaws_it_after(wctx, admin):
+    """The objects alive when a big sweep starts are left out of the collector's passes during it
+    (services.heap); after it they are collected again as ever, and so is a cycle made meanwhile."""
+    import gc
+    import weakref
+
+    class Cycle:
+        me: Any = None
+
+    frozen_during: list[int] = []
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        for index in range(3):
+            servers.create_server(wctx, admin, {"name": f"up{index}", "url": up.url})
+        assert gc.get_freeze_count() == 0
+        old = Cycle()
+        old.me = old
+        gone = weakref.ref(old)
+        del old  # garbage, but only the collector can see it: frozen during the sweep, collected after
+        with anyio.fail_after(60):
+            await discovery.discover(wctx, admin, on_run=lambda run: frozen_during.append(gc.get_freeze_count()))
+    assert len(frozen_during) == 3 and min(frozen_during) > 0
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert gone() is None
+
+
+def test_nested_frozen_blocks_thaw_the_heap_when_the_last_ends():
+    import gc
+
+    from toolvet.services.heap import frozen_during
+
+    with frozen_during():
+        with frozen_during():
+            assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0

@@ -7,6 +7,7 @@ from discovery-owned columns, so an operator's edit racing a pass is never overw
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,9 +29,10 @@ from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases, metrics
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.discovery_writer import PassWriter, writer_for
+from toolvet.services.discovery_writer import PassWriter, ProcessWriter, writer_for
 from toolvet.services.discovery_writes import listing_key, run_out
 from toolvet.services.events import TOOLS
+from toolvet.services.heap import frozen_during
 from toolvet.services.oauth import token_source
 from toolvet.services.search import matching, order_of, page_of
 from toolvet.services.servers import load as load_server
@@ -181,15 +183,18 @@ async def run_passes(
                 key = leased.pop(index)
                 done(index, await run_pass(ctx, item, key, trigger=trigger, http=client, writer=writer))
 
+    # A big sweep (one with a writer process) runs with the heap it found frozen (see services.heap).
+    frozen = frozen_during() if isinstance(writer, ProcessWriter) else contextlib.nullcontext()
     try:
-        async with anyio.create_task_group() as beat:
-            beat.start_soon(leases.keep_renewed, ctx.db, lease_seconds(ctx))
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(lease_ahead)
-                async with receive:
-                    for _ in range(min(concurrency, len(plans))):
-                        tg.start_soon(work, receive.clone())
-            beat.cancel_scope.cancel()
+        with frozen:
+            async with anyio.create_task_group() as beat:
+                beat.start_soon(leases.keep_renewed, ctx.db, lease_seconds(ctx))
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(lease_ahead)
+                    async with receive:
+                        for _ in range(min(concurrency, len(plans))):
+                            tg.start_soon(work, receive.clone())
+                beat.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
             for key in leased.values():

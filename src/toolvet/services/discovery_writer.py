@@ -19,6 +19,7 @@ imports only the write side (no MCP SDK, no HTTP client): ``domain.listing`` and
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import multiprocessing
 import os
@@ -104,6 +105,9 @@ def _child_init(settings: Settings) -> None:
     global _child
     # No migration (the parent's Context did that) and no secret box (the write side opens no secret).
     _child = Context(settings=settings, db=Database(settings.resolved_database_url()), secrets=None)  # type: ignore[arg-type]
+    # What start-up made lives as long as the process: the collector's full passes need not walk it
+    # while the sweeps' listings come and go (services.heap says why).
+    gc.freeze()
 
 
 def child_context() -> Context:
