@@ -129,7 +129,9 @@ class UpstreamPool:
         Raises UpstreamError with a clear one-line reason for anything the upstream or network does.
         """
         key = (server, caller, handshake)
-        limiter = self._limiters.setdefault(server, anyio.CapacityLimiter(self.per_server))
+        limiter = self._limiters.get(server)
+        if limiter is None:  # made on the first call only (setdefault would make one per call)
+            limiter = self._limiters[server] = anyio.CapacityLimiter(self.per_server)
         async with limiter:
             with anyio.move_on_after(self.call_timeout) as scope:
                 for attempt in range(2):
