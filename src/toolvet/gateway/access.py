@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
 import anyio.to_thread
-from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -143,6 +142,15 @@ class TokenCache:
         return hits.put(token, principal)
 
 
+def _authorization(scope: Scope) -> str | None:
+    """The request's first ``Authorization`` header (ASGI header names are lower-case), read off the
+    raw headers: this runs ahead of every ``/mcp`` request."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            return str(value.decode("latin-1"))
+    return None
+
+
 #: Looks up what a ``tools/call`` of a listed name needs (None: no such tool; the handler answers it).
 Lookup = Callable[[str], Awaitable[Requirement | None]]
 #: Whether a caller without a token may use the endpoint at all (it offers ``noauth`` tools).
@@ -162,9 +170,8 @@ class AccessGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request = Request(scope)
         principal: Principal | None = None
-        header = request.headers.get("authorization")
+        header = _authorization(scope)
         if header:
             kind, _, token = header.partition(" ")
             if kind.lower() != "bearer" or not token.strip():
