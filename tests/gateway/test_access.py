@@ -99,3 +99,31 @@ async def test_the_protected_resource_metadata_names_toolvet_as_its_own_authoriz
     assert body["scopes_supported"] == ["files.read"]
     assert body["bearer_methods_supported"] == ["header"]
     assert root.json() == body
+
+
+async def test_requests_that_miss_a_tokens_cache_entry_together_read_the_token_once(ctx, admin):
+    from sqlalchemy import event
+
+    from toolvet.gateway.access import TokenCache
+    from toolvet.schemas.tools import TokenCreate
+    from toolvet.services import tokens
+
+    token = tokens.create_token(ctx, admin, TokenCreate(role="consumer", user="alice", name="alice")).token
+    reads: list[str] = []
+
+    def counted(conn, cursor, statement, *args: Any) -> None:
+        if "FROM tokens" in statement:
+            reads.append(statement)
+
+    cache = TokenCache(ctx)
+    event.listen(ctx.db.engine, "before_cursor_execute", counted)
+    try:
+        with anyio.fail_after(BOUND):
+            async with anyio.create_task_group() as tg:
+                for _ in range(16):
+                    tg.start_soon(cache.principal, token)
+            ctx.principals.clear()  # what a revocation does: the next request reads the token again
+            principal = await cache.principal(token)
+    finally:
+        event.remove(ctx.db.engine, "before_cursor_execute", counted)
+    assert len(reads) == 2 and principal.user == "alice"

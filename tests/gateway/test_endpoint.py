@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 import anyio
 import pytest
+from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
+from mcp.types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
+from mcp_types.jsonrpc import HEADER_MISMATCH
+from pydantic import Field
 
 from tests.gateway.conftest import ADMIN, BOUND, Toolvet
 from tests.gateway.lab import WIDGET, WIDGET_HTML, lab_server
 from tests.upstreams import modern_http_server
+from toolvet.gateway.offered import Offered, OfferedTool
 from toolvet.services import preferences
+from toolvet.services.access import requirement
 
 pytestmark = pytest.mark.anyio
 
@@ -159,3 +167,56 @@ def test_the_sdk_tracing_span_is_off_unless_asked_for(ctx):
     assert not traced()
     ctx.settings = ctx.settings.model_copy(update={"gateway_tracing": True})
     assert traced()
+
+
+def _region_server() -> MCPServer:
+    """An upstream whose ``where`` tool routes on its ``region`` argument (an ``x-mcp-header``)."""
+    server = MCPServer("regions", log_level="WARNING")
+
+    @server.tool(description="Says where it ran.")
+    def where(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+        return f"ran in {region}"
+
+    return server
+
+
+def _raw_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    meta = {PROTOCOL_VERSION_META_KEY: "2026-07-28", CLIENT_INFO_META_KEY: {"name": "raw", "version": "0"},
+            CLIENT_CAPABILITIES_META_KEY: {}}
+    return {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta}}
+
+
+async def test_an_mcp_param_header_is_still_checked_against_a_schema_that_declares_it(toolvet):
+    with modern_http_server(_region_server()) as up:
+        await toolvet.register("geo", up.url)
+        preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with toolvet.client(toolvet.alice) as client:
+                await client.list_tools()  # the offered set is read
+            headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28",
+                       "mcp-method": "tools/call", "mcp-name": "geo_where"}
+            async with toolvet.http(toolvet.alice) as http:
+                mismatched = await http.post(toolvet.mcp, json=_raw_call("geo_where", {"region": "eu"}),
+                                             headers={**headers, "mcp-param-region": "us"})
+                missing = await http.post(toolvet.mcp, json=_raw_call("geo_where", {"region": "eu"}),
+                                          headers=headers)
+    for refused in (mismatched, missing):  # refused at toolvet's door, before anything goes upstream
+        assert refused.status_code == 400
+        assert refused.json()["error"]["code"] == HEADER_MISMATCH
+    assert "tools/call" not in up.rpc_methods()
+
+
+def test_only_a_schema_that_declares_an_x_mcp_header_is_given_to_the_sdks_header_check():
+    def tool(name: str, schema: dict[str, Any]) -> OfferedTool:
+        return OfferedTool(f"up_{name}", "up", name, "f" * 64, requirement({}),
+                           {"name": f"up_{name}", "inputSchema": schema})
+
+    nested = {"type": "object", "properties": {"where": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}}}}
+    plain = {"type": "object", "properties": {"text": {"type": "string", "description": "x-mcp-header"}}}
+    tools = [tool("nested", nested), tool("plain", plain), tool("empty", {"type": "object"})]
+    offered = Offered(tools, {t.name: t for t in tools}, "signature")
+    assert offered.header_schema(tools[0]) is nested
+    assert offered.header_schema(tools[1]) is None and offered.header_schema(tools[2]) is None
+    assert offered.header_schema(tools[0]) is nested  # the answer is kept for the reading's life

@@ -1,8 +1,10 @@
 """Bounds on request bodies: a size cap and a JSON nesting limit, checked before any parser runs.
 
-The size cap is Starlette's :class:`~starlette.middleware.body_limit.RequestBodyLimitMiddleware`
-(``Content-Length`` checked first, a chunked body counted as it arrives, nothing read past the cap).
-Inside it, :class:`RequestLimits` reads the body, which the cap keeps small, and measures its nesting
+The size cap: ``Content-Length`` checked first; a chunked body (or a form) read through Starlette's
+:class:`~starlette.middleware.body_limit.RequestBodyLimitMiddleware`, which counts it as it arrives;
+a body of a declared length counted as :class:`RequestLimits` reads it (nothing read past the cap
+either way, and no limiter wrapped around an ``/mcp`` call's receive and send).
+:class:`RequestLimits` reads the body, which the cap keeps small, and measures its nesting
 on the raw bytes: Python's JSON parser recurses, so a body nested a few thousand deep would
 otherwise end in a ``RecursionError`` deep inside whichever parser met it first.
 
@@ -24,6 +26,7 @@ from toolvet.web import error_body, replay
 
 #: A JSON string (escapes included) or a bracket: brackets inside strings do not nest anything.
 _FORMS: Final = ("application/x-www-form-urlencoded", "multipart/form-data")
+_FORMS_BYTES: Final = tuple(form.encode() for form in _FORMS)
 
 def rest_refusal(max_bytes: int, max_depth: int, status: int) -> JSONResponse:
     """The REST API's error for a refused body: 413 too large, 422 nested too deep."""
@@ -73,13 +76,19 @@ class RequestLimits:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        length, chunked, _ = _body_headers(scope)
+        length, chunked, kind = _body_headers(scope)
         if (length is None and not chunked) or length == b"0":
             await self.app(scope, receive, send)  # no body: HTTP/1.1 has one only with either header
             return
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await self._refuse(scope, 413)(scope, receive, send)  # refused before a byte is read
-            return
+        if length is not None and length.isdigit():
+            if int(length) > self.max_bytes:
+                await self._refuse(scope, 413)(scope, receive, send)  # refused before a byte is read
+                return
+            if not chunked and (self.mcp or not kind.lower().startswith(_FORMS_BYTES)):
+                # A declared length within the cap, read here: the body is counted as it arrives
+                # (_checked), with no limiter wrapped around every receive and send of the request.
+                await self._checked(scope, receive, send)
+                return
         await self.limited(scope, receive, send)
 
     async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -89,13 +98,19 @@ class RequestLimits:
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
+        size = 0
         more = True
         try:
             while more:
                 message = await receive()
                 if message["type"] == "http.disconnect":
                     return
-                chunks.append(message.get("body", b""))
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_bytes:  # only a body longer than it declared gets here
+                    await self._refuse(scope, 413)(scope, receive, send)
+                    return
+                chunks.append(chunk)
                 more = message.get("more_body", False)
         except HTTPException as exc:  # the limiter's: the chunked body went past the cap
             if exc.status_code != 413:

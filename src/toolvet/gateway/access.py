@@ -14,11 +14,10 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
 import anyio.to_thread
-from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toolvet.cache import MISSING
+from toolvet.cache import MISSING, Loader
 from toolvet.errors import RateLimited, ToolvetError
 from toolvet.jsontext import loads
 from toolvet.services import rate_limit, tokens
@@ -133,14 +132,27 @@ class TokenCache:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        # One read per token at a time: when its entry expires, every request in flight with it misses
+        # together, and each read the database in a worker thread (sixteen at concurrency 16).
+        self._loader: Loader[str, Principal] = Loader(self._authenticate, ctx.principals)
 
     async def principal(self, token: str) -> Principal:
         """The token's principal; raises the service's Unauthorized for a bad or revoked token."""
-        hits = self.ctx.principals
-        if (hit := hits.get(token)) is not MISSING:
+        if (hit := self.ctx.principals.get(token)) is not MISSING:
             return hit
-        principal = await anyio.to_thread.run_sync(tokens.authenticate, self.ctx, token)
-        return hits.put(token, principal)
+        return await self._loader.get(token)
+
+    async def _authenticate(self, token: str) -> Principal:
+        return await anyio.to_thread.run_sync(tokens.authenticate, self.ctx, token)
+
+
+def _authorization(scope: Scope) -> str | None:
+    """The request's first ``Authorization`` header (ASGI header names are lower-case), read off the
+    raw headers: this runs ahead of every ``/mcp`` request."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            return str(value.decode("latin-1"))
+    return None
 
 
 #: Looks up what a ``tools/call`` of a listed name needs (None: no such tool; the handler answers it).
@@ -162,9 +174,8 @@ class AccessGate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request = Request(scope)
         principal: Principal | None = None
-        header = request.headers.get("authorization")
+        header = _authorization(scope)
         if header:
             kind, _, token = header.partition(" ")
             if kind.lower() != "bearer" or not token.strip():

@@ -328,13 +328,13 @@ class Endpoint:
         Without it the SDK runs a whole ``tools/list`` through the handler chain on every
         ``tools/call`` to find the schema. This reads the same cached offered set (refreshed every
         second by the watcher); None (not listed, or nothing read yet) skips the header check, as
-        the SDK does for a tool its listing does not name. Arguments are still validated against the
-        stored ``inputSchema`` by the call service.
+        the SDK does for a tool its listing does not name, and so does a schema that declares no
+        ``x-mcp-header`` (the SDK's check would walk it and find nothing to compare). Arguments are
+        still validated against the stored ``inputSchema`` by the call service.
         """
         offered = self.offered.peek()
         tool = offered.names(self.view).get(name) if offered is not None else None
-        schema = tool.wire.get("inputSchema") if tool is not None else None
-        return schema if isinstance(schema, dict) else None
+        return offered.header_schema(tool) if offered is not None and tool is not None else None
 
     async def _anonymous(self) -> bool:
         """Whether a caller without a token may use this endpoint: it offers a ``noauth`` tool and the
@@ -410,21 +410,22 @@ class Endpoint:
             resume = {"task": task}  # run as a task upstream (gateway.tasks owns the answer)
         asks = modern and _can_elicit(ctx)
         elicit = None if modern else self._elicitation(ctx)
+        level = self._level(ctx)
         submit = partial(self.service.submit, principal, data, wait=self.ctx.settings.approval_wait,
-                         elicit=elicit, asks_in_answer=asks, meta=_request_meta(ctx, self._level(ctx)),
+                         elicit=elicit, asks_in_answer=asks, meta=_request_meta(ctx, level),
                          resume=resume, caller=_caller_identity(ctx))
         if modern and _can_answer_questions(ctx):
             # A 2026-07-28 client cannot be asked mid-call: the call runs in a task of this endpoint's,
             # and a question its upstream asks becomes an InputRequiredResult (gateway.conversation).
             # Only for a client that declared it answers such questions: any other is refused them.
             conversation = Conversation()
-            relay = Relay(ctx, self._level(ctx), conversation=conversation)
+            relay = Relay(ctx, level, conversation=conversation)
             self._conversations[conversation.id] = conversation
             assert self._tg is not None
             self._tg.start_soon(self._converse, conversation, submit, relay)
             return await self._turn(ctx, name, conversation, modern, asks=asks)
         try:
-            call = await submit(hooks=Relay(ctx, self._level(ctx)))
+            call = await submit(hooks=Relay(ctx, level))
         except NotFound:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}") from None
         except (Forbidden, InvalidInput) as exc:
@@ -692,9 +693,10 @@ class Endpoint:
         """Let each handshake-era session served here hear its caller's upstream sessions (resource
         updates, list changes, roots) from its first request here until this process's copy of it ends."""
         result = await call_next(ctx)
+        if is_modern(ctx.protocol_version):
+            return result  # 2026-07-28 requests belong to no session
         session_id = session_id_of(ctx)
-        if (session_id is not None and self.sessions is not None and not is_modern(ctx.protocol_version)
-                and not self.subscriptions.hears(session_id)):
+        if session_id is not None and self.sessions is not None and not self.subscriptions.hears(session_id):
             self.sessions.when_ended(session_id, self.subscriptions.hear(ctx, session_id))
         return result
 

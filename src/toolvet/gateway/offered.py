@@ -19,6 +19,7 @@ from typing import Any, Final
 
 import anyio.to_thread
 import mcp.types as types
+from mcp.shared.inbound import X_MCP_HEADER_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolvet.cache import MISSING, TtlCache
@@ -145,6 +146,7 @@ class Offered:
     signature: str
     _built: dict[tuple[View, bool], list[tuple[OfferedTool, types.Tool]]] = field(default_factory=dict)
     _names: dict[View, dict[str, OfferedTool]] = field(default_factory=dict)
+    _header_schemas: dict[str, dict[str, Any] | None] = field(default_factory=dict)
 
     def names(self, view: View = AGGREGATE) -> dict[str, OfferedTool]:
         """The tools ``view`` lists, by the name it lists them under."""
@@ -157,6 +159,18 @@ class Offered:
                     named[name] = tool
             self._names[view] = named
         return named
+
+    def header_schema(self, tool: OfferedTool) -> dict[str, Any] | None:
+        """``tool``'s ``inputSchema`` when it declares an ``x-mcp-header`` anywhere, else None: a schema
+        without one has no ``Mcp-Param-*`` header to check (worked out once per tool and reading)."""
+        try:
+            return self._header_schemas[tool.name]
+        except KeyError:
+            pass
+        schema = tool.wire.get("inputSchema")
+        found = schema if isinstance(schema, dict) and _holds_key(schema, X_MCP_HEADER_KEY) else None
+        self._header_schemas[tool.name] = found
+        return found
 
     def listing(
         self, *, modern: bool, anonymous: bool, view: View = AGGREGATE,
@@ -188,6 +202,20 @@ class Offered:
     def scopes(self) -> set[str]:
         """Every OAuth scope some listed tool asks for (the metadata's ``scopes_supported``)."""
         return {s for tool in self.tools for s in tool.need.scopes}
+
+
+def _holds_key(value: Any, key: str) -> bool:
+    """Whether ``key`` is a key of any object inside the JSON ``value`` (an explicit stack: no recursion)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if key in node:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def _signature(tools: Iterable[OfferedTool]) -> str:

@@ -23,6 +23,7 @@ import ssl
 import urllib.request
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -191,6 +192,15 @@ def _direct(url: str, proxies: Mapping[str, str]) -> bool:
     return bool(urllib.request.proxy_bypass(parts.hostname))  # NO_PROXY, read by the standard library
 
 
+@dataclass(frozen=True, slots=True)
+class _Route:
+    """A URL the direct route takes, parsed once: for httpcore2, and as the request httpx2's
+    responses and exceptions name (nothing reads or changes it past that)."""
+
+    url: httpcore2.URL
+    request: httpx2.Request
+
+
 class DirectRoute:
     """An httpcore2 pool for JSON-RPC POSTs that need nothing of the httpx2 client (module docstring)."""
 
@@ -201,18 +211,25 @@ class DirectRoute:
             max_keepalive_connections=max_keepalive_connections, keepalive_expiry=keepalive_expiry,
             network_backend=CoalescingBackend(GuardedBackend(guard)),
         )
-        self._routes: dict[str, bool] = {}
+        self._routes: dict[str, _Route | None] = {}
         # Read once, as the httpx2 client reads them once when it is made (proxy_mounts).
         self._proxies = urllib.request.getproxies_environment()
 
     def applies(self, url: str) -> bool:
         """Whether ``url`` takes the direct route (remembered per URL)."""
-        known = self._routes.get(url)
-        if known is None:
-            if len(self._routes) >= _ROUTES_KEPT:
-                self._routes.clear()
-            known = self._routes[url] = _direct(url, self._proxies)
-        return known
+        return self._route(url) is not None
+
+    def _route(self, url: str) -> _Route | None:
+        """The direct route to ``url``, parsed once per URL (None: the client's route)."""
+        try:
+            return self._routes[url]
+        except KeyError:
+            pass
+        if len(self._routes) >= _ROUTES_KEPT:
+            self._routes.clear()
+        route = self._routes[url] = _Route(httpcore2.URL(url), httpx2.Request("POST", url)) if _direct(
+            url, self._proxies) else None
+        return route
 
     @asynccontextmanager
     async def post(
@@ -220,13 +237,14 @@ class DirectRoute:
     ) -> AsyncIterator[httpx2.Response]:
         """POST ``content``; the answer as an ``httpx2.Response`` whose body streams as it arrives.
         Failures raise httpx2's exceptions, as the client would."""
+        route = self._route(url) or _Route(httpcore2.URL(url), httpx2.Request("POST", url))
         extensions = {"timeout": {"connect": timeout.connect, "read": timeout.read, "write": timeout.write,
                                   "pool": timeout.pool}}
-        request = httpx2.Request("POST", url)
-        with _as_httpx2(request):
-            async with self.pool.stream("POST", url, headers=list(headers.items()), content=content,
+        with _as_httpx2(route.request):
+            async with self.pool.stream("POST", route.url, headers=list(headers.items()), content=content,
                                         extensions=extensions) as answer:
-                yield httpx2.Response(answer.status, headers=answer.headers, stream=_Body(answer), request=request)
+                yield httpx2.Response(answer.status, headers=answer.headers, stream=_Body(answer),
+                                      request=route.request)
 
     async def aclose(self) -> None:
         await self.pool.aclose()
