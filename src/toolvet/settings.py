@@ -75,9 +75,9 @@ class Settings(BaseSettings):
         default=256 * 1024, ge=1, description="Largest tool definition (compact JSON, bytes) accepted."
     )
     lease_seconds: float = Field(
-        default=10.0, gt=0, description="How long a discovery or list-changed watcher lease lasts unless its holder "
-        "renews it (it does, every third of this, while it lives): a dead process's servers move to a live one "
-        "within about this long."
+        default=10.0, gt=0, description="How long a discovery, list-changed watcher or webhook delivery lease lasts "
+        "unless its holder renews it (it does, every third of this, while it lives): a dead process's servers "
+        "and unfinished deliveries move to a live one within about this long."
     )
     approval_ttl: float = Field(default=900.0, gt=0, description="Seconds a pending call waits for an approver.")
     approval_wait: float = Field(

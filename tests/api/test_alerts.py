@@ -217,3 +217,49 @@ async def test_an_alert_noticed_while_the_sender_stops_is_dropped_not_raised(ctx
     async with Alerts(ctx, None) as alerts:
         alerts.emit(alert)  # queued while running
     alerts.emit(alert)  # a discovery read that finished after the stop: dropped (logged), never an error
+
+
+async def test_a_delivery_a_stopped_sender_left_is_finished_by_the_next_sender_and_a_live_ones_is_left(
+    ctx: Context,
+) -> None:
+    """Deliveries hold a lease while they are retried: one whose sender stopped (lease lapsed, or a
+    holder that never took one) is sent by the next process that looks, its attempts counted on; one
+    another live process holds is not sent twice; one whose webhook is gone is recorded failed."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from toolvet.db.models import Lease, WebhookDelivery
+    from toolvet.db.types import utcnow
+    from toolvet.schemas.webhooks import WebhookCreate
+    from toolvet.services import webhooks
+
+    ctx.settings = ctx.settings.model_copy(update={"webhook_backoff": 0.01, "alert_poll_seconds": 0.02})
+    with receiving() as receiver:
+        webhooks.create_webhook(ctx, ADMIN, WebhookCreate(name="ops", url=receiver.url, secret=SECRET))
+        body = {"text": "toolvet: held", "kind": "tool.held", "alert": "tool.held:run:7", "at": "x", "data": {}}
+        left = webhooks.claim_delivery(ctx, "ops", "tool.held:run:7", "tool.held", body)
+        live = webhooks.claim_delivery(ctx, "ops", "tool.held:run:8", "tool.held", {**body, "alert": "k8"})
+        gone = webhooks.claim_delivery(ctx, "removed", "tool.held:run:9", "tool.held", {**body, "alert": "k9"})
+        assert left is not None and live is not None and gone is not None
+        webhooks.record_attempt(ctx, left, status="sending", code=500, error="HTTP 500: not now")
+        now = utcnow()
+        with ctx.db.engine.begin() as conn:  # as another host's processes left them: one stopped, one alive
+            for delivery, expires in ((left, now - timedelta(seconds=1)), (live, now + timedelta(hours=1)),
+                                      (gone, now - timedelta(seconds=1))):
+                conn.execute(update(Lease).where(Lease.key == webhooks.delivery_lease(delivery))
+                             .values(holder="elsewhere:1:0000", expires_at=expires))
+        async with Alerts(ctx, None) as alerts, alerts.events.subscribe() as events:
+            with anyio.fail_after(BOUND):
+                async for event in events:
+                    if event["delivery"] == left and event["status"] == "delivered":
+                        break
+            headers, sent = await receiver.delivered("tool.held")
+        assert headers["x-toolvet-delivery"] == str(left) and sent == body
+        with ctx.db.transaction() as session:
+            rows = {r.id: r for r in session.query(WebhookDelivery)}
+            assert (rows[left].status, rows[left].attempts) == ("delivered", 2)  # one before, one now
+            assert (rows[live].status, rows[live].attempts) == ("sending", 0)  # its live sender's to finish
+            assert rows[gone].status == "failed" and "removed" in (rows[gone].last_error or "")
+            assert session.get(Lease, webhooks.delivery_lease(left)) is None  # given back when delivered
+    assert [h["x-toolvet-delivery"] for h, _, _ in receiver.received] == [str(left)]

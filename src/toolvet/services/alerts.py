@@ -11,7 +11,9 @@ delivery runs in a task of its own, at most ``SENDERS`` at once. A delivery is r
 sent (``webhook_deliveries``; one row per hook and alert, so replicas that notice the same run send
 it once) and after every attempt (then published on :attr:`Alerts.events`, this sender's own bus,
 as a ``webhook-delivery`` event); a failed attempt (no answer, or not 2xx) is retried after
-``webhook_backoff`` seconds, doubling, up to ``webhook_attempts`` attempts.
+``webhook_backoff`` seconds, doubling, up to ``webhook_attempts`` attempts. While it is retried the
+sender holds the delivery's lease (renewed while it lives); a delivery left ``sending`` by a sender
+that stopped is taken over by the next sender that looks (``webhooks.take_orphans``) and finished.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import anyio.to_thread
 import httpx2
 
 from toolvet.jsontext import compact
-from toolvet.services import metrics, webhooks
+from toolvet.services import leases, metrics, webhooks
 from toolvet.services.alert_sources import Alert, discovery_alerts, last_run_id, pending_alert
 from toolvet.services.context import Context
 from toolvet.services.discovery import upstream_guard
@@ -72,6 +74,10 @@ class Alerts:
         await self._tg.__aenter__()
         self._tg.start_soon(self._deliver_loop)
         self._tg.start_soon(self._watch_runs, cursor)
+        # The deliveries this process sends hold a lease while they are retried; one whose sender stopped
+        # (its lease lapsed) is finished by whichever process looks next, this one included when it starts.
+        self._tg.start_soon(leases.keep_renewed, self.ctx.db, s.lease_seconds)
+        self._tg.start_soon(self._watch_orphans)
         if self.bus is not None:
             self._tg.start_soon(self._watch_calls, self.bus)
         self.ctx.alerts = self
@@ -135,15 +141,42 @@ class Alerts:
                                                   alert.kind.value, body)
         if delivery is None:
             return  # another process sends this one
+        await self._retry(hook, delivery, alert.key, alert.kind.value, body, attempts=0)
+
+    async def _watch_orphans(self) -> None:
+        s = self.ctx.settings
+        while True:
+            try:
+                orphans = await anyio.to_thread.run_sync(webhooks.take_orphans, self.ctx)
+                hooks = {h.name: h for h in await anyio.to_thread.run_sync(webhooks.hooks, self.ctx)} if orphans else {}
+            except Exception as exc:  # the database is away: look again next time
+                log.warning("unfinished webhook deliveries not read: %s", str(exc).splitlines()[0])
+                orphans, hooks = [], {}
+            assert self._tg is not None
+            for orphan in orphans:
+                hook = hooks.get(orphan.webhook)
+                if hook is None:
+                    await anyio.to_thread.run_sync(partial(
+                        webhooks.record_attempt, self.ctx, orphan.id, status="failed", code=None,
+                        error="the webhook was removed before this delivery was finished"))
+                    continue
+                log.info("webhook %s: finishing delivery %d that a stopped sender left", hook.name, orphan.id)
+                self._tg.start_soon(partial(self._retry, hook, orphan.id, str(orphan.payload.get("alert", "")),
+                                            orphan.kind, orphan.payload, attempts=orphan.attempts))
+            await anyio.sleep(s.alert_poll_seconds)
+
+    async def _retry(self, hook: webhooks.Hook, delivery: int, key: str, kind: str, body: dict[str, Any], *,
+                    attempts: int) -> None:
+        """Try ``delivery`` until it is delivered or its attempts are spent, ``attempts`` made already."""
         content = compact(body).encode()
         headers = {"Content-Type": "application/json",
                    webhooks.SIGNATURE_HEADER: webhooks.signature(hook.secret, content),
-                   "X-Toolvet-Alert": alert.kind.value, "X-Toolvet-Delivery": str(delivery)}
+                   "X-Toolvet-Alert": kind, "X-Toolvet-Delivery": str(delivery)}
         s = self.ctx.settings
-        for attempt in range(1, s.webhook_attempts + 1):
+        for attempt in range(attempts + 1, max(s.webhook_attempts, attempts + 1) + 1):
             code, error = await self._post(hook.url, content, headers)
             delivered = code is not None and 200 <= code < 300
-            last = attempt == s.webhook_attempts
+            last = attempt >= s.webhook_attempts
             status = "delivered" if delivered else "failed" if last else "sending"
             metrics.WEBHOOK_DELIVERIES.labels("delivered" if delivered else "failed" if last else "retried").inc()
             await anyio.to_thread.run_sync(partial(webhooks.record_attempt, self.ctx, delivery, status=status,
@@ -152,8 +185,7 @@ class Alerts:
                                  "status": status, "attempts": attempt})
             if status != "sending":
                 if not delivered:
-                    log.warning("webhook %s: alert %s failed after %d attempts: %s", hook.name, alert.key,
-                                attempt, error)
+                    log.warning("webhook %s: alert %s failed after %d attempts: %s", hook.name, key, attempt, error)
                 return
             await anyio.sleep(min(s.webhook_backoff * 2 ** (attempt - 1), MAX_BACKOFF))
 

@@ -17,7 +17,7 @@ from toolvet.db.types import utcnow
 from toolvet.errors import Conflict, InvalidInput, NotFound
 from toolvet.schemas.common import Page
 from toolvet.schemas.webhooks import AlertKind, DeliveryOut, WebhookCreate, WebhookCreated, WebhookOut
-from toolvet.services import audit
+from toolvet.services import audit, leases
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.search import page_of
@@ -121,21 +121,29 @@ def list_deliveries(ctx: Context, principal: Principal, *, webhook: str | None =
 
 # --- the sender's records (services.alerts) -----------------------------------------------------------
 
+def delivery_lease(delivery_id: int) -> str:
+    """The lease its sender holds on a delivery while it is being sent (renewed while the sender lives)."""
+    return f"webhook-delivery:{delivery_id}"
+
+
 def claim_delivery(ctx: Context, hook: str, key: str, kind: str, payload: dict[str, Any]) -> int | None:
-    """Record that ``hook`` is sent alert ``key``; None when some process has claimed it already."""
+    """Record that ``hook`` is sent alert ``key``, and take the delivery's lease in the same transaction;
+    None when some process has claimed it already."""
     try:
         with ctx.db.transaction() as session:
             row = WebhookDelivery(webhook=hook, alert_key=key, kind=kind, payload=payload, status="sending",
                                   attempts=0, created_at=utcnow())
             session.add(row)
             session.flush()
+            leases.acquire_many(session.connection(), [delivery_lease(row.id)], ctx.settings.lease_seconds)
             return row.id
     except IntegrityError:
         return None
 
 
 def record_attempt(ctx: Context, delivery_id: int, *, status: str, code: int | None, error: str | None) -> None:
-    """One attempt's outcome: ``sending`` (it will be tried again), ``delivered`` or ``failed``."""
+    """One attempt's outcome: ``sending`` (it will be tried again), ``delivered`` or ``failed`` (the
+    delivery's lease is then given back, in the same transaction)."""
     with ctx.db.transaction() as session:
         row = session.get(WebhookDelivery, delivery_id)
         if row is None:
@@ -144,3 +152,36 @@ def record_attempt(ctx: Context, delivery_id: int, *, status: str, code: int | N
         row.status, row.last_status_code, row.last_error = status, code, error
         if status != "sending":
             row.finished_at = utcnow()
+            leases.release_in(session.connection(), delivery_lease(delivery_id))
+
+
+@dataclass(frozen=True)
+class Orphan:
+    """A delivery left ``sending`` by a sender that stopped (its lease lapsed), now this process's to finish."""
+
+    id: int
+    webhook: str
+    kind: str
+    payload: dict[str, Any]
+    attempts: int
+
+
+_SENDING = select(WebhookDelivery.id).where(WebhookDelivery.status == "sending").order_by(WebhookDelivery.id)
+
+
+def take_orphans(ctx: Context, limit: int = 100) -> list[Orphan]:
+    """The deliveries still ``sending`` whose sender is gone (their lease lapsed or was never renewed),
+    each with its lease now taken by this process: a stopped process's retries are finished by another,
+    or by itself when it starts again, and never by two at once."""
+    with ctx.db.transaction() as session:
+        ids = list(session.scalars(_SENDING.limit(limit)))
+        # This process's own live leases are its deliveries in flight: never taken over here.
+        mine = leases.held_here(session.connection(), [delivery_lease(i) for i in ids])
+        keys = [delivery_lease(i) for i in ids if delivery_lease(i) not in mine]
+        if not keys:
+            return []
+        taken = leases.acquire_many(session.connection(), keys, ctx.settings.lease_seconds)
+        rows = session.scalars(select(WebhookDelivery).where(
+            WebhookDelivery.id.in_([i for i in ids if delivery_lease(i) in taken]),
+            WebhookDelivery.status == "sending").order_by(WebhookDelivery.id)).all()
+        return [Orphan(r.id, r.webhook, r.kind, dict(r.payload), r.attempts) for r in rows]
