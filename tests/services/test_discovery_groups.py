@@ -140,3 +140,25 @@ def test_one_failing_pass_of_a_group_fails_alone(ctx, admin):
     assert [(o.server, o.added) for o in outcomes if not isinstance(o, Exception)] == [("one", 1), ("three", 2)]
     with ctx.db.engine.begin() as conn:
         assert sorted(conn.execute(select(DiscoveryRun.server_name)).scalars()) == ["one", "three"]
+
+
+def test_a_copy_that_changes_its_text_or_goes_is_no_longer_named_on_the_tool_it_copied(ctx, admin):
+    ids = register(ctx, admin)
+    apply_listing(ctx, ids["github"], "github", listing([tool("create_issue", ORIGINAL)]), utcnow(), "test")
+    apply_listing(ctx, ids["one"], "one", listing([copy(1)]), utcnow(), "test")
+    apply_listing(ctx, ids["two"], "two", listing([copy(2)]), utcnow(), "test")
+
+    def copied_by() -> list[str]:
+        return [f["other_server"] for f in tools.get_tool(ctx, admin, "github", "create_issue").findings]
+
+    assert copied_by() == ["one", "two"]
+    # one's tool now does another job: it copies nothing, and the original no longer names it.
+    apply_listing(ctx, ids["one"], "one", listing([tool("create_issue", "Files a ticket in the helpdesk queue.")]),
+                  utcnow(), "test")
+    assert copied_by() == ["two"]
+    # two stops advertising it (retired), tidy's copy is deleted: neither is named any more.
+    apply_listing(ctx, ids["tidy"], "tidy", listing([copy(3)]), utcnow(), "test")
+    assert copied_by() == ["two", "tidy"]
+    apply_listing(ctx, ids["two"], "two", listing([tool("other")]), utcnow(), "test")
+    apply_listing(ctx, ids["tidy"], "tidy", listing([tool("other")]), utcnow(), "test")
+    assert copied_by() == []

@@ -370,10 +370,14 @@ def _apply_on(
         elif tools_withheld:
             raise ToolsWithheld
         else:
-            changes = reconcile(_stored(conn, server.id), listing.tools, complete=True,
+            stored = _stored(conn, server.id)
+            changes = reconcile(stored, listing.tools, complete=True,
                                 max_definition_bytes=ctx.settings.max_definition_bytes,
                                 load_input_schemas=partial(_input_schemas, conn))
             cross.add_findings(server.id, server.name, changes)
+            if changes.retire_ids:
+                retiring = set(changes.retire_ids)
+                cross.retired(server.id, server.name, [t.name for t in stored if t.id in retiring])
             write_changes(conn, server, changes, now)
             cross.written(changes, removed=server.remove_stale)
             counts = changes.counts()

@@ -90,6 +90,13 @@ class _Candidate:
     def findings(self, value: list[dict[str, Any]]) -> None:
         self._findings = value
 
+    def may_name(self, server: str) -> bool:
+        """False when no finding of this tool can name ``server`` (told from its text, not decoded)."""
+        raw = self._findings
+        if isinstance(raw, bytes):
+            raw = raw.decode()
+        return not isinstance(raw, str) or server in raw
+
 
 def _mentioned(upsert: Upsert) -> set[str]:
     return {n for text in (upsert.claim.title, upsert.claim.description) if text and _JOINED.search(text)
@@ -165,21 +172,46 @@ class CrossServer:
                 continue
             found = cross_server_findings(server_name, upsert.claim.definition, [c.other for c in candidates])
             upsert.findings.extend(found)
+            copies: set[int] = set()
             for f in found:
                 if f["code"] != "tool-duplicate":
                     continue
                 original = next(c for c in candidates
                                 if (c.other.server, c.other.name) == (f["other_server"], f["other_tool"]))
+                copies.add(original.id)
                 theirs = original.other
                 back = {"name": theirs.name, "title": theirs.title, "description": theirs.description}
                 mine = OtherTool(server_name, upsert.claim.name, upsert.claim.description, upsert.claim.title)
                 copied.setdefault(original.id, []).extend(cross_server_findings(theirs.server, back, [mine]))
+            # A tool of its name that this one copied before, and copies no more (its text changed).
+            for original in by_name.get(upsert.claim.name, ()):
+                if original.id not in copies:
+                    self._drop_copy(original, server_name, upsert.claim.name)
         for tool_id, new in copied.items():
             candidate = self._by_id[tool_id]
             updated = _merged(candidate.findings, server_name, new)
             if updated != candidate.findings:
                 candidate.findings = updated
                 self._pending[tool_id] = candidate
+
+    def _drop_copy(self, original: _Candidate, server_name: str, name: str) -> None:
+        """Remove from ``original`` the ``tool-duplicate`` finding naming tool ``name`` of ``server_name``."""
+        if not original.may_name(server_name):
+            return  # most tools: no finding names that server
+        kept = [f for f in original.findings if not (f.get("code") == "tool-duplicate" and f.get("other_server")
+                                                     == server_name and f.get("other_tool") == name)]
+        if len(kept) != len(original.findings):
+            original.findings = kept
+            self._pending[original.id] = original
+
+    def retired(self, server_id: int, server_name: str, names: list[str]) -> None:
+        """A pass retired (or deleted) its tools ``names``: the tools they copied no longer name them."""
+        if not names:
+            return
+        self._load(names)
+        for name in names:
+            for original in [c for c in self._by_name[name] if c.server_id != server_id][:PER_NAME]:
+                self._drop_copy(original, server_name, name)
 
     def written(self, changes: ChangeSet, removed: bool) -> None:
         """Keep the candidates in step with a pass's writes (``removed``: its stale tools were deleted, not
