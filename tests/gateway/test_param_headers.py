@@ -114,3 +114,25 @@ async def test_a_tool_with_an_invalid_x_mcp_header_is_called_with_no_param_heade
     (call,) = _upstream_calls(up)
     assert call.headers["mcp-name"] == "measure"  # stamped for the era as ever
     assert not [name for name in call.headers if name.startswith("mcp-param-")]
+
+
+async def test_a_tool_whose_name_is_not_ascii_is_called_with_its_mcp_name_wrapped(toolvet: Toolvet):
+    """A raw non-ASCII ``Mcp-Name`` cannot go into an HTTP header at all: it is base64-wrapped, as the
+    SDK's client sends it, and the SDK's server matches it with the body's name."""
+    server = MCPServer("weather", log_level="WARNING")  # the SDK warns about such a name, and serves it
+
+    @server.tool(name="météo", description="Says the weather.")
+    def meteo(city: str) -> str:
+        return f"sunny in {city}"
+
+    with modern_http_server(server) as up:
+        await toolvet.register("geo", up.url)
+        preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with toolvet.http(toolvet.alice) as http:
+                answer = await http.post(f"{toolvet.base}/api/v1/calls", json={
+                    "server_type": "geo", "tool_name": "météo", "arguments": {"city": ZURICH}})
+    assert answer.status_code == 200, answer.text
+    assert _text(answer.json()["result"]) == f"sunny in {ZURICH}"
+    (call,) = _upstream_calls(up)
+    assert call.headers["mcp-name"].startswith("=?base64?")

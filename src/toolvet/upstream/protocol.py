@@ -26,6 +26,7 @@ from mcp.shared.inbound import (
     MCP_NAME_HEADER,
     MCP_PROTOCOL_VERSION_HEADER,
     NAME_BEARING_METHODS,
+    encode_header_value,
 )
 from mcp.types import (
     CLIENT_CAPABILITIES_META_KEY,
@@ -163,7 +164,8 @@ class Session:
 
         As the SDK's client session stamps requests: at 2026-07-28
         every request carries version, client info and capabilities in ``_meta`` plus the
-        ``MCP-Protocol-Version``, ``Mcp-Method`` (and, for name-bearing methods, ``Mcp-Name``) headers,
+        ``MCP-Protocol-Version``, ``Mcp-Method`` (and, for name-bearing methods, ``Mcp-Name``, encoded
+        as the SDK encodes it) headers,
         and ``extra`` (a ``tools/call``'s ``Mcp-Param-*`` headers, see ``upstream.params``);
         in the handshake era only the ``MCP-Protocol-Version`` header is added.
         """
@@ -181,7 +183,7 @@ class Session:
         headers[MCP_METHOD_HEADER] = method
         name_key = NAME_BEARING_METHODS.get(method)
         if name_key is not None and isinstance(name := stamped.get(name_key), str):
-            headers[MCP_NAME_HEADER] = name
+            headers[MCP_NAME_HEADER] = encode_header_value(name)  # a name that is not ASCII: base64-wrapped
         return stamped, headers
 
     async def request(
