@@ -46,6 +46,7 @@ from toolvet.services.events import CACHE, CALLS, EventBus
 from toolvet.services.policy_facts import PolicyFactsCache, read_tool
 from toolvet.upstream.errors import RpcError
 from toolvet.upstream.http import http_client
+from toolvet.upstream.params import ParamMap, param_headers, param_map
 from toolvet.upstream.pool import UpstreamPool
 from toolvet.upstream.protocol import NO_HOOKS, RELAYED_CAPABILITIES, Hooks, is_input_required, is_task_created
 from toolvet.upstream.target import Target
@@ -88,6 +89,8 @@ class _Snapshot:
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
     need: access.Requirement
+    #: Which arguments go upstream again as ``Mcp-Param-*`` headers (from the stored inputSchema).
+    params: ParamMap
 
 
 def error_result(text: str) -> dict[str, Any]:
@@ -211,7 +214,8 @@ class CallService:
             if record is None:
                 return None
             target = None if record.server is None else target_of(self.ctx, record.server)
-            return _Snapshot(record.facts, target, record.input_schema, record.output_schema, record.need)
+            return _Snapshot(record.facts, target, record.input_schema, record.output_schema, record.need,
+                             param_map(record.input_schema))
 
     async def disabled_in(self, scope: str) -> dict[str, set[str]]:
         """The scope's disabled map (server -> tool names), read like a call's (cached, off the loop)."""
@@ -435,9 +439,11 @@ class CallService:
             # caller, as its listing was.
             handshake = hooks.handshake_era and (snap.output_schema is None
                                                  or snap.output_schema.get("type") == "object")
+            headers = param_headers(snap.params, call.arguments)
             # One upstream session per user the call is made for: a stateful server's session state
             # (log level, subscriptions) never crosses from one user to another.
-            result = await self._forward(spent, call.server_type, snap.target, params, call.user, hooks, handshake)
+            result = await self._forward(spent, call.server_type, snap.target, params, call.user, hooks, handshake,
+                                         headers)
             for _ in range(INPUT_ROUNDS):
                 # The upstream needs input first (2026-07-28): answered through the hooks and sent
                 # again, or (None) the result goes to the caller, whose client retries.
@@ -455,7 +461,7 @@ class CallService:
                 else:
                     params.pop("requestState", None)
                 result = await self._forward(spent, call.server_type, snap.target, params, call.user, hooks,
-                                             handshake)
+                                             handshake, headers)
         if not isinstance(result, dict):
             raise UpstreamError(f"{call.server_type}: tools/call result is not an object")
         if is_input_required(result) or is_task_created(result):
@@ -472,13 +478,14 @@ class CallService:
         return result
 
     async def _forward(self, spent: list[float], server: str, target: Target, params: dict[str, Any], caller: str,
-                       hooks: Hooks, handshake: bool) -> Any:
-        """One ``tools/call`` through the pool, its time added to ``spent[0]`` (the upstream's share)."""
+                       hooks: Hooks, handshake: bool, headers: dict[str, str]) -> Any:
+        """One ``tools/call`` through the pool, its time added to ``spent[0]`` (the upstream's share);
+        ``headers`` are its ``Mcp-Param-*`` (sent only in the 2026-07-28 era)."""
         assert self.pool is not None
         start = time.perf_counter()
         try:
             return await self.pool.call(server, target, "tools/call", params, caller=caller, hooks=hooks,
-                                        handshake=handshake)
+                                        handshake=handshake, headers=headers)
         finally:
             spent[0] += time.perf_counter() - start
 

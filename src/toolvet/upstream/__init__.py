@@ -6,6 +6,7 @@
 - ``http``: streamable HTTP on httpx2 (the one HTTP stack), ``streams``: stdio and legacy HTTP+SSE
   over the SDK's transports, both speaking raw JSON-RPC.
 - ``pool``: the long-lived sessions forwarded requests use, per (server, caller).
+- ``params``: the ``Mcp-Param-*`` headers a 2026-07-28 ``tools/call`` mirrors from its arguments.
 - ``oauth``: OAuth 2.1 to upstreams on the SDK's client auth: obtaining, refreshing and handing out
   an OAuth-protected server's token (:class:`~toolvet.upstream.oauth.TokenSource`).
 - ``standing``: what those sessions hear outside any request, and who it goes to.

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -123,12 +123,13 @@ class UpstreamPool:
 
     async def call(
         self, server: str, target: Target, method: str, params: dict[str, Any] | None, *,
-        caller: str = "", hooks: Hooks = NO_HOOKS, handshake: bool = False,
+        caller: str = "", hooks: Hooks = NO_HOOKS, handshake: bool = False, headers: Mapping[str, str] | None = None,
     ) -> Any:
         """Send one request to ``server`` on ``caller``'s session and return its raw result.
 
         ``handshake`` asks for a session in the handshake era where the server speaks it (the caller
-        is a handshake-era client: see :func:`~toolvet.upstream.protocol.negotiate`).
+        is a handshake-era client: see :func:`~toolvet.upstream.protocol.negotiate`). ``headers`` (a
+        ``tools/call``'s ``Mcp-Param-*``) are sent if the session is in the 2026-07-28 era.
         Raises UpstreamError with a clear one-line reason for anything the upstream or network does.
         """
         key = (server, caller, handshake)
@@ -140,7 +141,7 @@ class UpstreamPool:
                 for attempt in range(2):
                     pooled = await self._session(key, target)
                     try:
-                        return await pooled.session.request(method, params, WithSession(hooks, pooled.hooks))
+                        return await pooled.session.request(method, params, WithSession(hooks, pooled.hooks), headers)
                     except SessionExpired as exc:
                         await self.drop(key)
                         if attempt == 0:

@@ -26,6 +26,7 @@ from mcp.shared.inbound import (
     MCP_NAME_HEADER,
     MCP_PROTOCOL_VERSION_HEADER,
     NAME_BEARING_METHODS,
+    encode_header_value,
 )
 from mcp.types import (
     CLIENT_CAPABILITIES_META_KEY,
@@ -157,18 +158,22 @@ class Session:
     client_capabilities: dict[str, Any] = field(default_factory=dict)
 
     def stamp(
-        self, method: str, params: dict[str, Any] | None
+        self, method: str, params: dict[str, Any] | None, extra: Mapping[str, str] | None = None
     ) -> tuple[dict[str, Any] | None, dict[str, str]]:
         """Return (params, headers) stamped for this era, as the SDK's session stamps do.
 
         As the SDK's client session stamps requests: at 2026-07-28
         every request carries version, client info and capabilities in ``_meta`` plus the
-        ``MCP-Protocol-Version``, ``Mcp-Method`` (and, for name-bearing methods, ``Mcp-Name``) headers;
+        ``MCP-Protocol-Version``, ``Mcp-Method`` (and, for name-bearing methods, ``Mcp-Name``, encoded
+        as the SDK encodes it) headers,
+        and ``extra`` (a ``tools/call``'s ``Mcp-Param-*`` headers, see ``upstream.params``);
         in the handshake era only the ``MCP-Protocol-Version`` header is added.
         """
         headers = {MCP_PROTOCOL_VERSION_HEADER: self.protocol_version}
         if not self.modern:
             return params, headers
+        if extra:
+            headers.update(extra)  # first, so the routing headers below always win
         stamped = dict(params or {})
         meta = dict(stamped.get("_meta") or {})
         meta[PROTOCOL_VERSION_META_KEY] = self.protocol_version
@@ -178,13 +183,17 @@ class Session:
         headers[MCP_METHOD_HEADER] = method
         name_key = NAME_BEARING_METHODS.get(method)
         if name_key is not None and isinstance(name := stamped.get(name_key), str):
-            headers[MCP_NAME_HEADER] = name
+            headers[MCP_NAME_HEADER] = encode_header_value(name)  # a name that is not ASCII: base64-wrapped
         return stamped, headers
 
-    async def request(self, method: str, params: dict[str, Any] | None, hooks: Hooks = NO_HOOKS) -> Any:
-        """Send an era-stamped request and return the raw result."""
-        stamped, headers = self.stamp(method, params)
-        return await self.channel.request(method, stamped, headers, hooks)
+    async def request(
+        self, method: str, params: dict[str, Any] | None, hooks: Hooks = NO_HOOKS,
+        headers: Mapping[str, str] | None = None,
+    ) -> Any:
+        """Send an era-stamped request and return the raw result; ``headers`` go with it in the
+        2026-07-28 era only (see :meth:`stamp`)."""
+        stamped, sent = self.stamp(method, params, headers)
+        return await self.channel.request(method, stamped, sent, hooks)
 
     async def notify(self, method: str, params: dict[str, Any] | None) -> None:
         """Send an era-stamped notification."""
