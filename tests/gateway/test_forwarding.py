@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from tests.gateway.conftest import ADMIN, BOUND, Toolvet
 from tests.servers import relay_server
-from tests.upstreams import handshake_only_http_server
+from tests.upstreams import handshake_only_http_server, modern_http_server
 from toolvet.schemas.tools import TokenCreate
 from toolvet.services import audit, calls, discovery, preferences, servers, tokens
 
@@ -185,3 +185,28 @@ async def test_a_cancelled_call_is_cancelled_upstream_and_recorded_with_its_audi
     (entry,) = audit.list_entries(toolvet.ctx, ADMIN, action="call.cancel").items
     assert entry.object_id == "tool:relay/hang" and entry.after["call"] == call.id
     assert entry.after["status"] == "cancelled"
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+async def test_a_call_given_up_is_cancelled_upstream_over_http_as_each_era_cancels(toolvet: Toolvet, tmp_path: Path,
+                                                                                  era: str):
+    """Over streamable HTTP a 2026-07-28 request is cancelled by aborting its POST (that wire has no
+    notification from client to server); a handshake-era one by ``notifications/cancelled``."""
+    marker = tmp_path / "cancelled.txt"
+    serving = modern_http_server if era == "2026-07-28" else handshake_only_http_server
+    with serving(relay_server.build()) as up:
+        await toolvet.register("relay", up.url)
+        preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
+        with toolvet.serve():
+            async with toolvet.client(toolvet.alice) as client:
+                with anyio.fail_after(BOUND):
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(client.call_tool, "relay_hang", {"marker": str(marker)})
+                        while not marker.exists():
+                            await anyio.sleep(0.05)
+                        tg.cancel_scope.cancel()
+                    while marker.read_text() != "cancelled":  # the upstream stopped the work
+                        await anyio.sleep(0.05)
+        methods = [r.body.get("method") for r in up.requests if isinstance(r.body, dict)]
+    assert "tools/call" in methods
+    assert ("notifications/cancelled" in methods) is (era != "2026-07-28"), methods

@@ -24,6 +24,7 @@ from typing import Any, Final
 import anyio
 import httpx2
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolvet.jsontext import compact, json_depth_exceeds, loads
 from toolvet.upstream.direct import DirectRoute, GuardedTransport, proxy_mounts
@@ -189,8 +190,10 @@ class HttpChannel:
             async with self._post(message, headers) as response:
                 reply = await self._read_reply(method, message["id"], response, hooks)
         except anyio.get_cancelled_exc_class():
-            if method != "initialize":
-                # The caller gave up: tell the server, which may stop the work (bounded, best effort).
+            # The caller gave up. At 2026-07-28 the aborted POST is the cancellation (that wire has no
+            # notification from client to server over HTTP, and the SDK's client sends none); before it, the
+            # server is told, and may stop the work (bounded, best effort).
+            if method != "initialize" and headers.get("mcp-protocol-version") not in MODERN_PROTOCOL_VERSIONS:
                 with (anyio.CancelScope(shield=True), anyio.move_on_after(5.0),
                       contextlib.suppress(ChannelError, RpcError)):
                     await self.notify("notifications/cancelled",
