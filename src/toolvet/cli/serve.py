@@ -40,7 +40,7 @@ def serve(
             render.say(f"toolvet serving on http://{shown_host}:{bound_port}")
 
         try:
-            anyio.run(lambda: serving.serve(ctx, sock, on_ready=ready))
+            anyio.run(lambda: serving.serve(ctx, sock, on_ready=ready), backend_options=serving.loop_options())
         except KeyboardInterrupt:
             pass
         finally:
