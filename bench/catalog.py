@@ -198,24 +198,9 @@ def baseline_app(ctx: Context) -> FastAPI:
     def rows(context: ContextDep) -> Response:
         with context.db.transaction() as session:
             result = session.execute(OFFERED_QUERY).all()
-        keys = (  # OFFERED_QUERY's columns: the policy facts', then what a descriptor shows
-            "serverType",
-            "name",
-            "definitionFingerprint",
-            "annotations",
-            "enabled",
-            "writable",
-            "reviewedFingerprint",
-            "serverEnabled",
-            "holdChangedTools",
-            "trustAnnotations",
-            "title",
-            "description",
-            "inputSchema",
-            "outputSchema",
-            "icons",
-            "_meta",
-        )
+        # OFFERED_QUERY's columns (the policy facts', then what a descriptor shows), named by table and
+        # column: taken from the query, so the baseline's rows stay the catalog's rows as the query grows.
+        keys = tuple(f"{c.table.name}.{c.key}" for c in OFFERED_QUERY.selected_columns)  # type: ignore[attr-defined]
         return Response(
             json.dumps([dict(zip(keys, row, strict=True)) for row in result]), media_type="application/json"
         )
