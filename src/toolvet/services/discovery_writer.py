@@ -125,14 +125,19 @@ class _SendAgain(Exception):
     """The sender of a batch of withheld applies stopped before this one went: send it again."""
 
 
+def _failure(exc: BaseException) -> WriterFailure:
+    """``exc`` as text that crosses back from the writer process: its one-line summary, then its traceback."""
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return WriterFailure(f"{detail}\n{''.join(traceback.format_exception(exc))}")
+
+
 def _carried(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return fn(*args, **kwargs)
     except ToolsWithheld:
         raise
     except Exception as exc:
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        raise WriterFailure(f"{detail}\n{traceback.format_exc()}") from None
+        raise _failure(exc) from None
 
 
 def _child_apply(items: Sequence[ListingApply], holder: str) -> list[DiscoveryRunOut | WriterFailure | None]:
@@ -144,9 +149,7 @@ def _child_apply(items: Sequence[ListingApply], holder: str) -> list[DiscoveryRu
         if isinstance(outcome, ToolsWithheld):
             outcomes.append(None)
         elif isinstance(outcome, Exception):
-            detail = "".join(traceback.format_exception_only(type(outcome), outcome)).strip()
-            trace = "".join(traceback.format_exception(outcome))
-            outcomes.append(WriterFailure(f"{detail}\n{trace}"))
+            outcomes.append(_failure(outcome))
         else:
             outcomes.append(outcome)
     return outcomes

@@ -290,13 +290,7 @@ def apply_listing(
     Core statements throughout (no ORM identity map or flush): the server row is updated first and
     RETURNING hands back the flags the tool writes need, and the run row is inserted RETURNING its id.
     """
-    # A Core transaction on the engine: a pass needs none of a Session's unit-of-work machinery.
-    with ctx.db.engine.begin() as conn:
-        cross = CrossServer(conn)
-        run = _apply_on(conn, cross, ctx, server_id, name, listing, started, trigger, lease_key=lease_key,
-                        holder=holder, tools_withheld=tools_withheld)
-        cross.flush()
-        return run
+    return _apply_group(ctx, [(server_id, name, listing, started, trigger, lease_key, tools_withheld)], holder)[0]
 
 
 #: One pass's apply for :func:`apply_listings`: server id, name, listing, started, trigger, lease key, and
@@ -326,21 +320,26 @@ def apply_listings(ctx: Context, items: Sequence[ListingApply], holder: str = le
             end += 1
         group = items[start:end]
         try:
-            with ctx.db.engine.begin() as conn:
-                cross = CrossServer(conn)
-                runs = [_apply_on(conn, cross, ctx, *item[:5], lease_key=item[5], holder=holder,
-                                  tools_withheld=item[6]) for item in group]
-                cross.flush()
-            outcomes += runs
+            outcomes += _apply_group(ctx, group, holder)
         except Exception:
             for item in group:
                 try:
-                    outcomes.append(apply_listing(ctx, *item[:5], lease_key=item[5], holder=holder,
-                                                  tools_withheld=item[6]))
+                    outcomes += _apply_group(ctx, [item], holder)
                 except Exception as exc:
                     outcomes.append(exc)
         start = end
     return outcomes
+
+
+def _apply_group(ctx: Context, group: Sequence[ListingApply], holder: str) -> list[DiscoveryRunOut]:
+    """Apply ``group`` in one transaction, all or nothing."""
+    # A Core transaction on the engine: a pass needs none of a Session's unit-of-work machinery.
+    with ctx.db.engine.begin() as conn:
+        cross = CrossServer(conn)
+        runs = [_apply_on(conn, cross, ctx, *item[:5], lease_key=item[5], holder=holder, tools_withheld=item[6])
+                for item in group]
+        cross.flush()
+    return runs
 
 
 def _apply_on(

@@ -144,6 +144,10 @@ class CrossServer:
             self._by_name[name].append(candidate)
             self._by_id[tool_id] = candidate
 
+    def _others(self, name: str, server_id: int) -> list[_Candidate]:
+        """``name``'s candidates for a pass of server ``server_id`` (loaded): other servers' PER_NAME earliest."""
+        return [c for c in self._by_name[name] if c.server_id != server_id][:PER_NAME]
+
     def _forget(self, name: str) -> None:
         """Read ``name``'s candidates again when next needed (the passes' writes changed who they are)."""
         for candidate in self._by_name.pop(name, ()):
@@ -159,8 +163,7 @@ class CrossServer:
         self._load(names)
         by_name: dict[str, list[_Candidate]] = {}
         for name in names:
-            others = [c for c in self._by_name[name] if c.server_id != server_id][:PER_NAME]
-            if others:
+            if others := self._others(name, server_id):
                 by_name[name] = others
         if not by_name:
             return
@@ -210,7 +213,7 @@ class CrossServer:
             return
         self._load(names)
         for name in names:
-            for original in [c for c in self._by_name[name] if c.server_id != server_id][:PER_NAME]:
+            for original in self._others(name, server_id):
                 self._drop_copy(original, server_name, name)
 
     def written(self, changes: ChangeSet, removed: bool) -> None:
