@@ -263,3 +263,25 @@ async def test_a_delivery_a_stopped_sender_left_is_finished_by_the_next_sender_a
             assert rows[gone].status == "failed" and "removed" in (rows[gone].last_error or "")
             assert session.get(Lease, webhooks.delivery_lease(left)) is None  # given back when delivered
     assert [h["x-toolvet-delivery"] for h, _, _ in receiver.received] == [str(left)]
+
+
+def test_deliveries_other_senders_hold_never_hide_one_whose_sender_stopped(ctx: Context) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from toolvet.db.models import Lease
+    from toolvet.db.types import utcnow
+    from toolvet.services import webhooks
+
+    body = {"text": "t", "alert": "a"}
+    live = [webhooks.claim_delivery(ctx, "ops", f"k{i}", "tool.new", body) for i in range(3)]
+    left = webhooks.claim_delivery(ctx, "ops", "k-left", "tool.new", body)
+    assert None not in live and left is not None
+    with ctx.db.engine.begin() as conn:
+        conn.execute(update(Lease).values(holder="elsewhere:1:0000", expires_at=utcnow() + timedelta(hours=1)))
+        conn.execute(update(Lease).where(Lease.key == webhooks.delivery_lease(left))
+                     .values(expires_at=utcnow() - timedelta(seconds=1)))
+    # The three live ones come first by id, and the look is limited to one: the stopped sender's is found.
+    assert [o.id for o in webhooks.take_orphans(ctx, limit=1)] == [left]
+    assert webhooks.take_orphans(ctx, limit=1) == []  # now this process's, and live

@@ -118,15 +118,6 @@ def acquire_many(conn: Connection, keys: Sequence[str], seconds: float, holder: 
     return held
 
 
-def held_here(conn: Connection, keys: Sequence[str], holder: str = HOLDER) -> set[str]:
-    """Which of ``keys`` ``holder`` holds now (unlapsed)."""
-    if not keys:
-        return set()
-    now = utcnow()
-    return {row.key for row in conn.execute(_HOLDERS, {"p_keys": list(keys)})
-            if row.holder == holder and row.expires_at >= now}
-
-
 def renew(db: Database, seconds: float, holder: str = HOLDER) -> set[str]:
     """Extend every lease ``holder`` has to ``seconds`` from now (one statement); the keys it holds."""
     with db.engine.begin() as conn:

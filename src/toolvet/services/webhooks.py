@@ -9,10 +9,10 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import select
+from sqlalchemy import String, cast, literal, or_, select
 from sqlalchemy.exc import IntegrityError
 
-from toolvet.db.models import Webhook, WebhookDelivery
+from toolvet.db.models import Lease, Webhook, WebhookDelivery
 from toolvet.db.types import utcnow
 from toolvet.errors import Conflict, InvalidInput, NotFound
 from toolvet.schemas.common import Page
@@ -121,9 +121,12 @@ def list_deliveries(ctx: Context, principal: Principal, *, webhook: str | None =
 
 # --- the sender's records (services.alerts) -----------------------------------------------------------
 
+_LEASE_PREFIX: Final = "webhook-delivery:"
+
+
 def delivery_lease(delivery_id: int) -> str:
     """The lease its sender holds on a delivery while it is being sent (renewed while the sender lives)."""
-    return f"webhook-delivery:{delivery_id}"
+    return f"{_LEASE_PREFIX}{delivery_id}"
 
 
 def claim_delivery(ctx: Context, hook: str, key: str, kind: str, payload: dict[str, Any]) -> int | None:
@@ -166,22 +169,22 @@ class Orphan:
     attempts: int
 
 
-_SENDING = select(WebhookDelivery.id).where(WebhookDelivery.status == "sending").order_by(WebhookDelivery.id)
-
-
 def take_orphans(ctx: Context, limit: int = 100) -> list[Orphan]:
-    """The deliveries still ``sending`` whose sender is gone (their lease lapsed or was never renewed),
+    """The deliveries still ``sending`` whose sender is gone (their lease lapsed, or none was taken),
     each with its lease now taken by this process: a stopped process's retries are finished by another,
-    or by itself when it starts again, and never by two at once."""
+    or by itself when it starts again, and never by two at once. A delivery whose lease is live (its
+    sender's, this process's own included) is not looked at, however many there are."""
+    lease = (literal(_LEASE_PREFIX) + cast(WebhookDelivery.id, String)).label("lease")
+    orphaned = (select(WebhookDelivery.id, lease)
+                .outerjoin(Lease, Lease.key == lease)
+                .where(WebhookDelivery.status == "sending", or_(Lease.key.is_(None), Lease.expires_at < utcnow()))
+                .order_by(WebhookDelivery.id).limit(limit))
     with ctx.db.transaction() as session:
-        ids = list(session.scalars(_SENDING.limit(limit)))
-        # This process's own live leases are its deliveries in flight: never taken over here.
-        mine = leases.held_here(session.connection(), [delivery_lease(i) for i in ids])
-        keys = [delivery_lease(i) for i in ids if delivery_lease(i) not in mine]
-        if not keys:
+        candidates = {row.lease: row.id for row in session.execute(orphaned)}
+        if not candidates:
             return []
-        taken = leases.acquire_many(session.connection(), keys, ctx.settings.lease_seconds)
+        taken = leases.acquire_many(session.connection(), list(candidates), ctx.settings.lease_seconds)
         rows = session.scalars(select(WebhookDelivery).where(
-            WebhookDelivery.id.in_([i for i in ids if delivery_lease(i) in taken]),
+            WebhookDelivery.id.in_([candidates[key] for key in taken]),
             WebhookDelivery.status == "sending").order_by(WebhookDelivery.id)).all()
         return [Orphan(r.id, r.webhook, r.kind, dict(r.payload), r.attempts) for r in rows]
