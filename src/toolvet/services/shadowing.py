@@ -24,7 +24,7 @@ from sqlalchemy import Connection, String, bindparam, column, select, update, va
 from sqlalchemy.engine import Dialect
 
 from toolvet.db.models import Server, Tool
-from toolvet.domain.findings import OtherTool, cross_server_findings
+from toolvet.domain.findings import OtherTool, copied_findings, cross_server_findings
 from toolvet.domain.reconcile import ChangeSet, Upsert
 from toolvet.jsontext import loads
 
@@ -72,13 +72,14 @@ _UPDATE_FINDINGS = update(Tool).where(Tool.id == bindparam("p_id")).values(findi
 class _Candidate:
     """A live tool that may be another server's candidate, as :class:`CrossServer` keeps it."""
 
-    __slots__ = ("_findings", "id", "other", "server_id")
+    __slots__ = ("_copied_by", "_findings", "id", "other", "server_id")
 
     def __init__(self, tool_id: int, server_id: int, other: OtherTool, findings: Any) -> None:
         self.id = tool_id
         self.server_id = server_id
         self.other = other
         self._findings = findings  # as the driver returned it (SQLite: the JSON text) until first needed
+        self._copied_by: frozenset[Any] | None = None  # the other_server of its findings, once decoded
 
     @property
     def findings(self) -> list[dict[str, Any]]:
@@ -89,13 +90,18 @@ class _Candidate:
     @findings.setter
     def findings(self, value: list[dict[str, Any]]) -> None:
         self._findings = value
+        self._copied_by = None
 
     def may_name(self, server: str) -> bool:
-        """False when no finding of this tool can name ``server`` (told from its text, not decoded)."""
+        """False when no finding of this tool names ``server`` (told from its text while it is not decoded)."""
         raw = self._findings
         if isinstance(raw, bytes):
             raw = raw.decode()
-        return not isinstance(raw, str) or server in raw
+        if isinstance(raw, str):
+            return server in raw
+        if self._copied_by is None:
+            self._copied_by = frozenset(f.get("other_server") for f in self.findings)
+        return server in self._copied_by
 
 
 def _mentioned(upsert: Upsert) -> set[str]:
@@ -182,10 +188,8 @@ class CrossServer:
                 original = next(c for c in candidates
                                 if (c.other.server, c.other.name) == (f["other_server"], f["other_tool"]))
                 copies.add(original.id)
-                theirs = original.other
-                back = {"name": theirs.name, "title": theirs.title, "description": theirs.description}
                 mine = OtherTool(server_name, upsert.claim.name, upsert.claim.description, upsert.claim.title)
-                copied.setdefault(original.id, []).extend(cross_server_findings(theirs.server, back, [mine]))
+                copied.setdefault(original.id, []).extend(copied_findings(original.other, mine))
             # A tool of its name that this one copied before, and copies no more (its text changed).
             for original in by_name.get(upsert.claim.name, ()):
                 if original.id not in copies:

@@ -7,7 +7,8 @@ Discovery records them on the tool's claim; by default they decide nothing (a se
 
 - :func:`static_findings`: what a definition earns on its own (every string read, normalised once);
 - :func:`change_findings`: what it earns by how it differs from the definition seen before;
-- :func:`cross_server_findings`: what it earns against other servers' tools (shadowing, copies).
+- :func:`cross_server_findings`: what it earns against other servers' tools (shadowing, copies), and
+  :func:`copied_findings` what the tool it copies earns back.
 """
 
 import importlib
@@ -17,12 +18,13 @@ from toolvet.domain.findings.changes import change_findings
 from toolvet.domain.findings.finding import SEVERITIES, Severity, finding, highest_severity, is_flagged, severity_rank
 
 if TYPE_CHECKING:
-    from toolvet.domain.findings.shadowing import OtherTool, cross_server_findings
+    from toolvet.domain.findings.shadowing import OtherTool, copied_findings, cross_server_findings
     from toolvet.domain.findings.static import static_findings
 
 #: The checks whose rules compile their patterns and tables at import, imported on first use: a
 #: process that only reads stored findings (``toolvet tool list``) never needs them.
-_ON_FIRST_USE = {"static_findings": "static", "cross_server_findings": "shadowing", "OtherTool": "shadowing"}
+_ON_FIRST_USE = {"static_findings": "static", "cross_server_findings": "shadowing", "copied_findings": "shadowing",
+                 "OtherTool": "shadowing"}
 
 
 def __getattr__(name: str) -> Any:
@@ -34,6 +36,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "SEVERITIES", "OtherTool", "Severity", "change_findings", "cross_server_findings", "finding",
+    "SEVERITIES", "OtherTool", "Severity", "change_findings", "copied_findings", "cross_server_findings", "finding",
     "highest_severity", "is_flagged", "severity_rank", "static_findings",
 ]

@@ -58,8 +58,15 @@ def _skeleton(name: str) -> str:
 
 
 @lru_cache(maxsize=16384)
-def _about(title: str | None, description: str | None) -> str:
-    return folded(" ".join(v for v in (title, description) if isinstance(v, str)))
+def _about(title: str | None, description: str | None) -> str | None:
+    """A tool's title and description as the copy check compares them: folded, then their words sorted
+    and joined by single spaces; None when the folded text is empty (nothing to compare).
+
+    ``fuzz.ratio`` of two such texts is ``fuzz.token_sort_ratio`` of the folded texts (which splits them
+    on whitespace, sorts the words and compares the joined words): sorted here once per text, not once
+    per comparison. ``tests/domain/test_findings_shadowing.py`` holds the two equal."""
+    text = folded(" ".join(v for v in (title, description) if isinstance(v, str)))
+    return " ".join(sorted(text.split())) if text else None
 
 
 def _mention(strings: list[tuple[str, str]], other: OtherTool) -> dict[str, Any] | None:
@@ -92,6 +99,12 @@ def _prose(definition: dict[str, Any]) -> list[tuple[str, str]]:
     return strings
 
 
+def _duplicate(name: str, other: OtherTool) -> dict[str, Any]:
+    return finding("tool-duplicate", "high",
+                   f"nearly the same name and description as {other.name!r} of server {other.server!r}", "name",
+                   span=(0, len(name)), evidence=name, other_server=other.server, other_tool=other.name)
+
+
 def cross_server_findings(server: str, definition: dict[str, Any], others: Iterable[OtherTool]) -> list[dict[str, Any]]:
     """Findings ``definition`` (a tool of ``server``) earns against other servers' tools: ``tool-shadowing``
     when its text steers the model about one of them by name, ``tool-duplicate`` when it nearly copies one's
@@ -103,6 +116,7 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     strings: list[tuple[str, str]] | None = None
     prose = ""
     mine: str | None = None
+    unread = True
     for other in others:
         if other.server == server:
             continue
@@ -120,12 +134,25 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
         if name != other.name and not _fuzz().ratio(_skeleton(name), _skeleton(other.name),
                                                       score_cutoff=NAME_SIMILARITY):
             continue
-        if mine is None:
-            mine = _about(definition.get("title"), definition.get("description"))
+        if unread:
+            mine, unread = _about(definition.get("title"), definition.get("description")), False
         theirs = _about(other.title, other.description)
-        if mine and theirs and _fuzz().token_sort_ratio(mine, theirs, score_cutoff=DESCRIPTION_SIMILARITY):
-            found.append(finding(
-                "tool-duplicate", "high",
-                f"nearly the same name and description as {other.name!r} of server {other.server!r}", "name",
-                span=(0, len(name)), evidence=name, other_server=other.server, other_tool=other.name))
+        if mine is not None and theirs is not None and _fuzz().ratio(mine, theirs,
+                                                                     score_cutoff=DESCRIPTION_SIMILARITY):
+            found.append(_duplicate(name, other))
+    return found
+
+
+def copied_findings(original: OtherTool, copy: OtherTool) -> list[dict[str, Any]]:
+    """The findings ``original`` earns against ``copy``, a tool whose own :func:`cross_server_findings`
+    found it a near copy of ``original``: what ``cross_server_findings(original.server, original's name,
+    title and description, [copy])`` returns, without comparing again. Both similarity scores are
+    symmetric, so the copy is a ``tool-duplicate`` of the original as the original is of the copy; only
+    a mention of the copy in the original's text is left to read."""
+    definition = {"name": original.name, "title": original.title, "description": original.description}
+    strings = _prose(definition)
+    found = []
+    if any(copy.name in value for _, value in strings) and (hit := _mention(strings, copy)) is not None:
+        found.append(hit)
+    found.append(_duplicate(original.name, copy))
     return found
