@@ -11,6 +11,10 @@ One upstream process (``bench/farm.py`` under uvicorn) serves N virtual MCP serv
 3. no-change pass: a second ``discover``, with the rows it writes counted per table and statement kind;
 4. peak RSS of this process plus that of toolvet's discovery writer process.
 
+Every phase also reports the farm's CPU (read from ``/proc``; 0 where there is none), and each pass the
+CPU of all three processes over the cores this process may run on: on a machine whose cores the farm
+shares, that quotient is the least wall time the pass could take, however its work were spread.
+
 A sweep of this size writes through toolvet's discovery writer process (``services.discovery_writer``):
 CPU is reported for this process and for the writer, and the no-change pass's writes are counted in
 both (statement events on each process's engine).
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import socket
@@ -94,6 +99,12 @@ class Phase:
     tools: int
     peak_rss_mb: float
     writer_cpu_seconds: float = 0.0  # CPU of toolvet's discovery writer process in this phase
+    farm_cpu_seconds: float = 0.0  # CPU of the farm subprocess in this phase
+
+    @property
+    def all_cpu_seconds(self) -> float:
+        """CPU of this process, the writer and the farm together."""
+        return self.cpu_seconds + self.writer_cpu_seconds + self.farm_cpu_seconds
 
     @property
     def tools_per_second(self) -> float:
@@ -203,9 +214,30 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(FARM_STOP_TIMEOUT)
 
 
+@dataclass(frozen=True)
+class Farm:
+    """The running farm: its base URL and process."""
+
+    base: str
+    pid: int
+
+    def cpu_seconds(self) -> float:
+        """The farm's CPU time so far (user + system, from ``/proc``); 0 where ``/proc`` has none."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 @contextmanager
-def running_farm(config: Config, workdir: Path) -> Iterator[str]:
-    """Start the farm subprocess, wait (bounded) until it listens, yield its base URL, stop it on exit."""
+def running_farm(config: Config, workdir: Path) -> Iterator[Farm]:
+    """Start the farm subprocess, wait (bounded) until it listens, yield it, stop it on exit."""
     port = _free_port()
     log = workdir / "farm.log"
     command = [sys.executable, str(FARM), "--port", str(port), "--servers", str(config.servers),
@@ -214,7 +246,7 @@ def running_farm(config: Config, workdir: Path) -> Iterator[str]:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
     try:
         _wait_ready(process, port, log)
-        yield f"http://127.0.0.1:{port}"
+        yield Farm(f"http://127.0.0.1:{port}", process.pid)
     finally:
         _stop(process)
 
@@ -269,25 +301,26 @@ def _pool(concurrency: int) -> httpx2.AsyncClient:
                               limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size))
 
 
-async def _baseline_once(config: Config, base: str) -> Phase:
+async def _baseline_once(config: Config, farm: Farm) -> Phase:
     """List every server with plain JSON-RPC, ``concurrency`` at a time, as ``run_passes`` schedules."""
     counts = [0] * config.servers
     limiter = anyio.CapacityLimiter(config.concurrency)
 
     async def one(index: int, client: httpx2.AsyncClient) -> None:
         async with limiter:
-            counts[index] = await _plain_listing(client, server_url(base, index))
+            counts[index] = await _plain_listing(client, server_url(farm.base, index))
 
     async with _pool(config.concurrency) as client:
-        started, cpu = time.perf_counter(), time.process_time()
+        started, cpu, farm_cpu = time.perf_counter(), time.process_time(), farm.cpu_seconds()
         async with anyio.create_task_group() as tg:
             for index in range(config.servers):
                 tg.start_soon(one, index, client)
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+        farm_cpu = farm.cpu_seconds() - farm_cpu
     total = sum(counts)
     if total != config.servers * config.tools:
         raise BenchError(f"baseline listed {total} tools, expected {config.servers * config.tools}")
-    return Phase("baseline", seconds, cpu, total, peak_rss_mb())
+    return Phase("baseline", seconds, cpu, total, peak_rss_mb(), farm_cpu_seconds=farm_cpu)
 
 
 def median_run(runs: list[Phase]) -> Phase:
@@ -348,7 +381,7 @@ async def writer_usage(ctx: Context) -> tuple[float, float]:
     return await writer.call(_writer_usage)
 
 
-async def timed_discover(ctx: Context, config: Config, name: str, *, first: bool) -> Phase:
+async def timed_discover(ctx: Context, config: Config, farm: Farm, name: str, *, first: bool) -> Phase:
     """Time one ``discover`` of every enabled auto server and check its runs and the stored tool count."""
     # Imported here, not at the top: the writer process (spawn) imports this script again as its main
     # module, and should pay what it pays under the ``toolvet`` command (whose main module is the CLI),
@@ -357,16 +390,17 @@ async def timed_discover(ctx: Context, config: Config, name: str, *, first: bool
     from toolvet.services import discovery
 
     writer_cpu, _ = await writer_usage(ctx)
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, farm_cpu = time.perf_counter(), time.process_time(), farm.cpu_seconds()
     runs = await discovery.discover(ctx, ADMIN)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    farm_cpu = farm.cpu_seconds() - farm_cpu
     writer_cpu_after, writer_rss = await writer_usage(ctx)
     _check_runs(runs, config, first=first)
     total = stored_tools(ctx)
     if total != config.servers * config.tools:
         raise BenchError(f"{name}: {total} tools stored, expected {config.servers * config.tools}")
     return Phase(name, seconds, cpu, sum(r.added + r.unchanged for r in runs), peak_rss_mb() + writer_rss,
-                 writer_cpu_after - writer_cpu)
+                 writer_cpu_after - writer_cpu, farm_cpu)
 
 
 # ------------------------------------------------------------------------------------ write count
@@ -473,22 +507,22 @@ async def measure(config: Config) -> Report:
     """The whole benchmark: farm up, baseline, two discovery passes, farm down."""
     with tempfile.TemporaryDirectory(prefix="toolvet-bench-") as tmp:
         workdir = Path(tmp)
-        with running_farm(config, workdir) as base:
-            baselines = [await _baseline_once(config, base)]
+        with running_farm(config, workdir) as farm:
+            baselines = [await _baseline_once(config, farm)]
             ctx = await anyio.to_thread.run_sync(open_registry, config, workdir)
             try:
-                await anyio.to_thread.run_sync(register_servers, ctx, config, base)
-                first = await timed_discover(ctx, config, "first pass", first=True)
-                baselines.append(await _baseline_once(config, base))
+                await anyio.to_thread.run_sync(register_servers, ctx, config, farm.base)
+                first = await timed_discover(ctx, config, farm, "first pass", first=True)
+                baselines.append(await _baseline_once(config, farm))
                 writer = ctx.discovery_writer
                 in_writer = isinstance(writer, ProcessWriter) and writer.alive
                 if in_writer:
                     await writer.call(_count_writer_writes)
                 with WriteCounter().attached(ctx.db.engine) as counter:
-                    second = await timed_discover(ctx, config, "no-change pass", first=False)
+                    second = await timed_discover(ctx, config, farm, "no-change pass", first=False)
                 if in_writer:
                     counter.add(*await writer.call(_writer_writes))
-                baselines.append(await _baseline_once(config, base))
+                baselines.append(await _baseline_once(config, farm))
             finally:
                 ctx.close()
     assert len(baselines) == BASELINE_RUNS
@@ -503,7 +537,8 @@ def _phase_line(phase: Phase, baseline: Phase, target: Target | None) -> str:
     ratio = phase.seconds / baseline.seconds
     limit = f"<= {target.limit:g}x" if target else "-"
     verdict = ("PASS" if target.passed else "FAIL") if target else "-"
-    times = f"{phase.seconds:>9.2f} s{phase.cpu_seconds:>9.2f} s{phase.writer_cpu_seconds:>9.2f} s"
+    times = (f"{phase.seconds:>9.2f} s{phase.cpu_seconds:>9.2f} s{phase.writer_cpu_seconds:>9.2f} s"
+             f"{phase.farm_cpu_seconds:>9.2f} s")
     return f"{phase.name:<16}{times}{phase.tools_per_second:>11,.0f}{ratio:>10.2f}x{limit:>11}  {verdict}"
 
 
@@ -516,16 +551,20 @@ def render_table(report: Report) -> str:
         f"toolvet discovery benchmark: {c.servers} servers x {c.tools} tools ({c.page_size} per page), "
         f"concurrency {c.concurrency}, database {url}",
         "",
-        f"{'phase':<16}{'wall':>11}{'CPU':>11}{'writer':>11}{'tools/s':>11}{'vs base':>11}{'target':>11}  result",
+        f"{'phase':<16}{'wall':>11}{'CPU':>11}{'writer':>11}{'farm':>11}{'tools/s':>11}{'vs base':>11}"
+        f"{'target':>11}  result",
         _phase_line(report.baseline, report.baseline, None),
         _phase_line(report.first_pass, report.baseline, first_target),
         _phase_line(report.no_change_pass, report.baseline, no_change_target),
-        f"{'peak RSS':<16}{report.peak_rss_mb:>8.0f} MB{'':>44}{f'<= {rss_target.limit:g} MB':>11}  "
+        f"{'peak RSS':<16}{report.peak_rss_mb:>8.0f} MB{'':>55}{f'<= {rss_target.limit:g} MB':>11}  "
         f"{'PASS' if rss_target.passed else 'FAIL'}",
         f"(baseline: median of {BASELINE_RUNS} runs, before, between and after the passes: "
         + ", ".join(f"{s:.2f} s" for s in report.baseline_runs) + ";",
         " CPU: this process's CPU time, all threads; writer: CPU of toolvet's discovery writer process;",
-        " vs base: wall / baseline wall; peak RSS: this process + writer)",
+        " farm: CPU of the upstream farm; vs base: wall / baseline wall; peak RSS: this process + writer)",
+        *(f"{p.name}: CPU of all three processes {p.all_cpu_seconds:.2f} s, over {cores()} cores "
+          f"{p.all_cpu_seconds / cores():.2f} s (the least wall time any spread of that work could take here)"
+          for p in (report.first_pass, report.no_change_pass)),
         "",
         "rows written by the no-change pass:",
         f"  {'table':<16}{'kind':<8}{'statements':>11}{'rows':>10}{'expected':>10}  verdict",
@@ -540,6 +579,7 @@ def render_json(report: Report) -> str:
     """The same figures as JSON."""
     def phase(p: Phase) -> dict[str, Any]:
         return {**asdict(p), "tools_per_second": round(p.tools_per_second, 1),
+                "all_cpu_seconds": round(p.all_cpu_seconds, 3),
                 "ratio_to_baseline": round(report.ratio(p), 3)}
 
     config = {k: v for k, v in asdict(report.config).items() if k != "as_json"}
