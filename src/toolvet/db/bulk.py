@@ -57,13 +57,24 @@ class BulkInsert:
             return
         sql, order, processors = self._for(conn.dialect)
         fixed = {name: _process(processors[name], value) for name, value in shared.items()}
-        row_processors = [(name, processors[name]) for name in self.columns if name not in fixed]
-        params: list[Any] = []
-        for row in rows:
-            values = dict(fixed)
-            for name, process in row_processors:
-                values[name] = process(row[name]) if process is not None else row[name]
-            params.append(tuple(values[name] for name in order) if order is not None else values)
+        params: list[Any]
+        if order is None:  # named parameters: one dict per row
+            per_row = [(name, processors[name]) for name in self.columns if name not in fixed]
+            params = [{**fixed, **{name: process(row[name]) if process is not None else row[name]
+                                   for name, process in per_row}} for row in rows]
+        else:  # positional: each row a copy of the shared values with its own filled in at their places
+            template = [fixed.get(name) for name in order]
+            converted = [(at, name, processors[name]) for at, name in enumerate(order)
+                         if name not in fixed and processors[name] is not None]
+            plain = [(at, name) for at, name in enumerate(order) if name not in fixed and processors[name] is None]
+            params = []
+            for row in rows:
+                values = template.copy()
+                for at, name, process in converted:
+                    values[at] = process(row[name])
+                for at, name in plain:
+                    values[at] = row[name]
+                params.append(tuple(values))
         conn.exec_driver_sql(sql, params)
 
 
