@@ -14,7 +14,9 @@ mutations.
 
 from __future__ import annotations
 
+import re
 import string
+from functools import lru_cache
 from typing import Final
 
 
@@ -89,7 +91,8 @@ _WORDS_OF_BYTES: Final = frozenset(word.encode() for word in _WORDS)
 #: Characters that some rule needs and no word shows (markup, paths, addresses, URL escapes, base64 padding
 #: and alphabet, pipelines, escapes): the split turns them into "#", which then sends the text to every rule.
 _MARK_CHARS: Final = "<~%@/+=|\\#"
-_KEY_PREFIXES: Final = (b"AKIA", b"ASIA")
+#: The secrets rule's AWS key ids, read case-sensitively on the text as written: one search for both.
+_KEY_PREFIX: Final = re.compile(rb"AKIA|ASIA")
 _WORD_BYTES: Final = frozenset((string.ascii_lowercase + string.digits).encode())
 # The split runs on bytes (the text is ASCII by then), where one translate is a table lookup per byte.
 # Control characters (what ``str.isprintable`` refuses in ASCII) become "#" with the marks; upper-case
@@ -110,7 +113,7 @@ def needed(text: str) -> frozenset[str]:
         return FAMILIES
     raw = text.encode("ascii")
     split = raw.translate(_SPLIT)
-    if b"#" in split or _KEY_PREFIXES[0] in raw or _KEY_PREFIXES[1] in raw:
+    if b"#" in split or _KEY_PREFIX.search(raw) is not None:
         return FAMILIES
     tokens = split.split()
     if not tokens:
@@ -118,11 +121,19 @@ def needed(text: str) -> frozenset[str]:
     if _LONG_RUN in raw.translate(_RUNS):
         return FAMILIES
     hits = _WORDS_OF_BYTES.intersection(tokens)
-    if not hits:
-        return _NONE
-    words = {word.decode() for word in hits}
-    rules = {i for word in words for i in _RULES_OF[word]}
-    return frozenset(_RULES[i][0] for i in rules if all(not group.isdisjoint(words) for group in _RULES[i][1]))
+    return families(hits) if hits else _NONE
+
+
+def rule_families(words: frozenset[bytes]) -> frozenset[str]:
+    """The families of the rules each of whose groups has a word among ``words`` (a text's rule words)."""
+    names = {word.decode() for word in words}
+    rules = {i for word in names for i in _RULES_OF[word]}
+    return frozenset(_RULES[i][0] for i in rules if all(not group.isdisjoint(names) for group in _RULES[i][1]))
+
+
+#: :func:`rule_families`, remembered: a registry's texts hit few distinct sets of rule words (every tool of
+#: the discovery farm one of a handful), so most texts skip the rules altogether.
+families = lru_cache(maxsize=4096)(rule_families)
 
 
 def plainly_clean(text: str) -> bool:
