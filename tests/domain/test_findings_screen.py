@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from tests.corpus import load
 from toolvet.domain.findings import screen, static, static_findings
-from toolvet.domain.findings.screen import FAMILIES
+from toolvet.domain.findings.screen import FAMILIES, LONG_TOKEN, MARK_CHARS, WORDS
 from toolvet.domain.findings.strings import texts
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
@@ -26,7 +27,6 @@ def text_of(definition: dict[str, Any]) -> str:
 
 def unscreened(definition: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     with monkeypatch.context() as m:
-        m.setattr(static, "plainly_clean", lambda text: False)
         m.setattr(static, "needed", lambda text: FAMILIES)
         return static_findings(definition)
 
@@ -86,6 +86,27 @@ def test_remembered_rule_families_are_what_the_rules_give(monkeypatch):
     assert remembered.misses > 100 and remembered.hits > len(inputs) // 2
     assert any(families and families != FAMILIES for families in first)
 
+
+
+def screened_by_definition(text: str) -> frozenset[str]:
+    """The screen as its docstring defines it, read off the text with a regular expression: every family
+    for text that is not ASCII or holds a mark, a control character, an AWS key prefix or a long token,
+    else the families whose rules have a word of every group among the text's lower-cased words."""
+    if not text.isascii() or any(c in MARK_CHARS or not c.isprintable() for c in text.replace(" ", "")):
+        return FAMILIES
+    tokens = re.findall("[a-z0-9]+", text.lower())
+    if "AKIA" in text or "ASIA" in text or any(len(t) >= LONG_TOKEN for t in tokens):
+        return FAMILIES
+    hits = WORDS.intersection(tokens)
+    return screen.rule_families(frozenset(f" {w} " for w in hits)) if hits else frozenset()
+
+
+def test_the_screen_finds_exactly_the_rule_words_and_marks_a_text_holds():
+    inputs = [*screened_texts(), "", "  ", "sync", "Sync include", "a\tb", "\x7f", "x" * LONG_TOKEN, "AKIAx",
+              "send#it", "include_sync-send.http"]
+    results = [screen.needed(t) for t in inputs]
+    assert results == [screened_by_definition(t) for t in inputs]
+    assert {FAMILIES, frozenset()} < set(results)
 
 def test_the_benchmark_farms_tools_earn_nothing_screened_or_not(monkeypatch):
     for server in range(3):
