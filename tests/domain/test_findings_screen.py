@@ -103,7 +103,7 @@ def screened_by_definition(text: str) -> frozenset[str]:
 
 def test_the_screen_finds_exactly_the_rule_words_and_marks_a_text_holds():
     inputs = [*screened_texts(), "", "  ", "sync", "Sync include", "a\tb", "\x7f", "x" * LONG_TOKEN, "AKIAx",
-              "send#it", "include_sync-send.http"]
+              "send#it", "include_sync-send.http", "Asia", "xASIAy sync", "akia ASIa", "sync include ASIA"]
     results = [screen.needed(t) for t in inputs]
     assert results == [screened_by_definition(t) for t in inputs]
     assert {FAMILIES, frozenset()} < set(results)

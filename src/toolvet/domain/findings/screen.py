@@ -12,9 +12,9 @@ make it say *maybe*. ``tests/domain/test_findings_screen.py`` holds it to that o
 mutations.
 
 It is cheap because a clean text is read in a few passes of C or Rust code and no Python loop: two
-translations (the split and the word runs), two searches (key prefixes, a long run) and one pass of an
-Aho-Corasick automaton that finds every rule word and mark; the rules are evaluated once per set of
-words found, not once per text.
+translations (the word runs and the split), a search for a long run and one pass of an Aho-Corasick
+automaton that finds every rule word, mark and key prefix in the split; the rules are evaluated once per
+set of words found, not once per text.
 """
 
 from __future__ import annotations
@@ -99,8 +99,10 @@ _RULES_OF: Final = {word: tuple(i for i, (_, groups) in enumerate(_RULES) if any
 #: and alphabet, pipelines, escapes): the split turns them into "#", which then sends the text to every rule.
 MARK_CHARS: Final = "<~%@/+=|\\#"
 _MARK: Final = "#"
-#: The secrets rule's AWS key ids, read case-sensitively on the text as written: one search for both.
+#: The secrets rule's AWS key ids, read case-sensitively on the text as written. The split text holds them
+#: lower-cased (with every "Asia"), so the text itself is searched only when the automaton finds those.
 _KEY_PREFIX: Final = re.compile(rb"AKIA|ASIA")
+_KEY_PREFIXES_SPLIT: Final = frozenset({"akia", "asia"})
 _WORD_BYTES: Final = frozenset((string.ascii_lowercase + string.digits).encode())
 # The split runs on bytes (the text is ASCII by then), where one translate is a table lookup per byte.
 # Control characters (what ``str.isprintable`` refuses in ASCII) become "#" with the marks; upper-case
@@ -113,9 +115,10 @@ LONG_TOKEN: Final = 24
 _LONG_RUN: Final = b"a" * LONG_TOKEN
 _NONE: Final[frozenset[str]] = frozenset()
 #: Every rule word as a whole token of the split text (a space either side: the split puts one around
-#: every token, and the text is padded with one), and every mark, all found in one pass. Matches may
-#: overlap, so two words side by side share the space between them.
-_FINDER: Final = AhoCorasick([f" {word} " for word in sorted(WORDS)] + [_MARK], implementation=Implementation.DFA)
+#: every token, and the text is padded with one), every mark and every lower-cased key prefix, all found
+#: in one pass. Matches may overlap, so two words side by side share the space between them.
+_FINDER: Final = AhoCorasick([f" {word} " for word in sorted(WORDS)] + [_MARK, *sorted(_KEY_PREFIXES_SPLIT)],
+                             implementation=Implementation.DFA)
 
 
 def needed(text: str) -> frozenset[str]:
@@ -124,18 +127,24 @@ def needed(text: str) -> frozenset[str]:
     if not text.isascii():
         return FAMILIES
     raw = text.encode("ascii")
-    if _KEY_PREFIX.search(raw) is not None or _LONG_RUN in raw.translate(_RUNS):
+    if _LONG_RUN in raw.translate(_RUNS):
         return FAMILIES
-    found = _FINDER.find_matches_as_strings(f" {raw.translate(_SPLIT).decode('ascii')} ", overlapping=True)
-    return families(frozenset(found)) if found else _NONE
+    split = f" {raw.translate(_SPLIT).decode('ascii')} "
+    found = frozenset(_FINDER.find_matches_as_strings(split, overlapping=True))
+    if not found:
+        return _NONE
+    if not found.isdisjoint(_KEY_PREFIXES_SPLIT) and _KEY_PREFIX.search(raw) is not None:
+        return FAMILIES
+    return families(found)
 
 
 def rule_families(found: frozenset[str]) -> frozenset[str]:
     """The families of the rules each of whose groups has a word among ``found``, what the screen finds in
-    a text: its rule words (a space either side) and, when it has any, a mark (then every family)."""
+    a text: its rule words (a space either side), a mark when it has any (then every family) and the
+    lower-cased key prefixes (which no rule reads as words)."""
     if _MARK in found:
         return FAMILIES
-    words = {word.strip() for word in found}
+    words = {word.strip() for word in found if word.startswith(" ")}
     rules = {i for word in words for i in _RULES_OF[word]}
     return frozenset(_RULES[i][0] for i in rules if all(not group.isdisjoint(words) for group in _RULES[i][1]))
 
