@@ -87,7 +87,6 @@ def test_remembered_rule_families_are_what_the_rules_give(monkeypatch):
     assert any(families and families != FAMILIES for families in first)
 
 
-
 def screened_by_definition(text: str) -> frozenset[str]:
     """The screen as its docstring defines it, read off the text with a regular expression: every family
     for text that is not ASCII or holds a mark, a control character, an AWS key prefix or a long token,
