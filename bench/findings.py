@@ -9,7 +9,8 @@ In one run, on the labelled corpus (``tests/corpus/``, a tool flagged when it ha
 2. the checks' speed on one core, tools per second, beside a baseline measured in the same run on the
    same tools: encoding each definition as JSON (``json.dumps``), which discovery already does once per
    tool. Two sets of tools: the corpus (nearly every tool takes the per-string checks) and the discovery
-   benchmark's farm tools with their JSON text (clean tools, the screen's case, what a pass mostly sees).
+   benchmark's farm tools with their JSON text (clean tools, the screen's case, what a pass mostly sees),
+   and the screen alone (``needed``) on those texts.
 
 3. with ``--writes N``, what the findings cost discovery's write side: the farm's first N servers'
    listings (50 tools each) written as discovery's writer process writes a sweep (``apply_listings``,
@@ -47,6 +48,7 @@ from tests.corpus import Entry, Score, findings_of, flagged, load, score  # noqa
 
 from farm import tool_definition  # noqa: E402
 from toolvet.domain.findings import static_findings  # noqa: E402
+from toolvet.domain.findings.screen import needed  # noqa: E402
 from toolvet.jsontext import compact  # noqa: E402
 
 
@@ -89,6 +91,7 @@ def speed(entries: list[Entry], farm: int, repeat: int) -> list[dict[str, Any]]:
         ("corpus", corpus, lambda: [static_findings(d) for d in corpus]),
         ("farm (with JSON text)", farm_tools,
          lambda: [static_findings(d, t) for d, t in zip(farm_tools, farm_texts, strict=True)]),
+        ("farm, the screen alone", farm_tools, lambda: [needed(t) for t in farm_texts]),
     ):
         base = _best(lambda tools=tools: [json.dumps(d) for d in tools], repeat)  # type: ignore[misc]
         checks = _best(run, repeat)

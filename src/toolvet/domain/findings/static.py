@@ -7,7 +7,7 @@ from typing import Any
 from toolvet.domain.findings import harvesting, payloads, phrases, secrets
 from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.hidden import Hidden
-from toolvet.domain.findings.screen import FAMILIES, needed, plainly_clean
+from toolvet.domain.findings.screen import FAMILIES, needed
 from toolvet.domain.findings.strings import Text, texts
 from toolvet.domain.findings.text import Normalised, normalise
 from toolvet.domain.names import TOOL_NAME_PATTERN, is_conventional_tool_name
@@ -68,10 +68,10 @@ def static_findings(definition: dict[str, Any], text: str | None = None) -> list
     if isinstance(name, str) and not is_conventional_tool_name(name):
         found.append(finding("name-pattern", "warning", f"name {name!r} does not match {TOOL_NAME_PATTERN}", "name",
                              span=(0, len(name)), evidence=name))
-    if text is not None and plainly_clean(text):
+    if text is not None and not needed(text):
         return found
     strings = texts(definition)
-    if text is None and plainly_clean(" ".join(t.value for t in strings)):
+    if text is None and not needed(" ".join(t.value for t in strings)):
         return found
     for item in strings:
         found += check_text(item)
