@@ -93,6 +93,8 @@ def speed(entries: list[Entry], farm: int, repeat: int) -> list[dict[str, Any]]:
          lambda: [static_findings(d, t) for d, t in zip(farm_tools, farm_texts, strict=True)]),
         ("farm, the screen alone", farm_tools, lambda: [needed(t) for t in farm_texts]),
     ):
+        if not tools:
+            continue  # --farm 0: no farm rows
         base = _best(lambda tools=tools: [json.dumps(d) for d in tools], repeat)  # type: ignore[misc]
         checks = _best(run, repeat)
         rows.append({"tools": name, "n": len(tools), "checks_tools_per_s": round(len(tools) / checks),
@@ -198,7 +200,7 @@ def render(report: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=5, help="timed repeats (the best counts)")
-    parser.add_argument("--farm", type=int, default=2000, help="farm tools timed")
+    parser.add_argument("--farm", type=int, default=2000, help="farm tools timed (0: none)")
     parser.add_argument("--writes", type=int, default=0,
                         help="farm servers written with and without the findings (0: skip)")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print JSON instead of a table")
