@@ -17,7 +17,6 @@ changes nothing reads nothing.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any, Final
 
 from sqlalchemy import Connection, String, bindparam, column, select, update, values
@@ -44,8 +43,23 @@ _JOINED: Final = re.compile(r"[_.-][A-Za-z0-9]")
 _OTHER = Tool.__table__.alias("other")
 
 
-@lru_cache(maxsize=32)
-def _select_candidates(dialect: Dialect, slots: int) -> tuple[str, tuple[str, ...] | None, dict[str, Any]]:
+_Compiled = tuple[str, tuple[str, ...] | None, dict[str, Any]]
+_CANDIDATES: dict[tuple[Any, ...], _Compiled] = {}
+
+
+def _select_candidates(dialect: Dialect, slots: int) -> _Compiled:
+    """:func:`_compile_candidates`, compiled once per kind of dialect (its class, parameter style and server
+    version: all that this statement's SQL depends on) and number of slots, not once per engine, so a
+    process that opens another engine (a Context opened again) does not compile it anew (37 ms for 2,048
+    slots). Slots are powers of two up to MAX_NAMES: a dozen entries per kind of dialect at most."""
+    key = (type(dialect), dialect.paramstyle, dialect.server_version_info, slots)
+    found = _CANDIDATES.get(key)
+    if found is None:
+        found = _CANDIDATES[key] = _compile_candidates(dialect, slots)
+    return found
+
+
+def _compile_candidates(dialect: Dialect, slots: int) -> _Compiled:
     """The SQL (and its positional parameter order) of the live tools bearing each of the names bound as
     ``p_name_0`` .. ``p_name_{slots-1}``, the PER_NAME + 1 earliest per name, whatever their server: a
     server has one tool of a name, so leaving out the pass's own still leaves PER_NAME of the others.
