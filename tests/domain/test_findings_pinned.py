@@ -35,7 +35,8 @@ def test_the_pin_holds_findings_of_every_kind():
     codes = {f["code"] for findings in json.loads(PINNED.read_text(encoding="utf-8")).values() for f in findings}
     assert {"instruction-override", "directive-markup", "secrecy", "credential-harvest", "exfiltration",
             "data-collection", "encoded-payload", "shell-command", "embedded-secret", "hidden-characters",
-            "confusable-characters", "tool-shadowing", "tool-duplicate"} <= codes
+            "confusable-characters", "tool-shadowing", "tool-duplicate", "sensitive-header",
+            "header-declaration"} <= codes
 
 
 if __name__ == "__main__":

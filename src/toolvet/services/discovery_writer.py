@@ -12,8 +12,9 @@ never queues behind the writer's pending work.
 
 :class:`InlineWriter` is the same three steps in this process, for small sweeps (a writer process
 costs about a second to start) and as the fallback when a writer process dies. The writer process
-imports only the write side (no MCP SDK, no HTTP client): ``domain.listing`` and
-``services.discovery_writes`` are all it needs.
+imports only the write side (no HTTP client): ``domain.listing`` and ``services.discovery_writes`` are
+all it needs; the MCP SDK is loaded only if a definition declares an ``x-mcp-header`` (the findings
+take the SDK's judgement of the annotation, ``domain.findings.headers``).
 """
 
 from __future__ import annotations

@@ -6,11 +6,13 @@ from typing import Any
 
 from toolvet.domain.findings import harvesting, payloads, phrases, secrets
 from toolvet.domain.findings.finding import Severity, finding
+from toolvet.domain.findings.headers import ANNOTATION, header_findings
 from toolvet.domain.findings.hidden import Hidden
 from toolvet.domain.findings.screen import FAMILIES, needed
 from toolvet.domain.findings.strings import Text, texts
 from toolvet.domain.findings.text import Normalised, normalise
 from toolvet.domain.names import TOOL_NAME_PATTERN, is_conventional_tool_name
+from toolvet.jsontext import compact
 
 
 def _hidden_finding(text: Text, norm: Normalised, hidden: Hidden) -> dict[str, Any]:
@@ -68,6 +70,8 @@ def static_findings(definition: dict[str, Any], text: str | None = None) -> list
     if isinstance(name, str) and not is_conventional_tool_name(name):
         found.append(finding("name-pattern", "warning", f"name {name!r} does not match {TOOL_NAME_PATTERN}", "name",
                              span=(0, len(name)), evidence=name))
+    if ANNOTATION in (text if text is not None else compact(definition.get("inputSchema"))):
+        found += header_findings(definition)
     if text is not None and not needed(text):
         return found
     strings = texts(definition)
