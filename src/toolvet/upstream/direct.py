@@ -220,11 +220,7 @@ def _as_httpx2(request: httpx2.Request) -> Iterator[None]:
         raise httpx2.ReadTimeout(str(exc) or "timed out", request=request) from exc
     except aiohttp.ClientConnectorError as exc:
         raise httpx2.ConnectError(str(exc.os_error) or "connection refused", request=request) from exc
-    except aiohttp.ClientPayloadError as exc:
-        # aiohttp's text wraps a parser error that reads like an HTTP 400; h11's (httpx2's) says what happened.
-        raise httpx2.RemoteProtocolError("peer closed connection without sending complete message body",
-                                         request=request) from exc
-    except aiohttp.ClientResponseError as exc:
+    except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
         raise httpx2.RemoteProtocolError(str(exc) or "malformed HTTP answer", request=request) from exc
     except aiohttp.ClientError as exc:
         raise httpx2.ReadError(str(exc) or "the connection broke", request=request) from exc
