@@ -1,13 +1,15 @@
-"""HTTP stacks for upstream JSON-RPC: toolvet's ``HttpChannel``, bare httpx2 and bare aiohttp, in one run.
+"""HTTP stacks for upstream JSON-RPC: httpx2 (toolvet's one stack) beside aiohttp's client, in one run.
 
 The request is the one toolvet sends most: a small ``tools/call`` POST answered with a small JSON body,
 on a kept-alive connection to a loopback upstream (uvicorn in a subprocess, answering a canned
 JSON-RPC result, so the upstream's own cost is the same for every stack). Measured for each stack:
 this process's CPU time per request (``time.process_time``) and the wall time per request, at
 concurrency 1 and 16, in interleaved rounds so drift on a shared machine reaches every stack alike.
-Rows: toolvet's own ``HttpChannel`` (what discovery and the gateway run: its POSTs take the direct
-route, on aiohttp), a bare httpx2 ``AsyncClient.post`` and a bare aiohttp ``ClientSession.post``, so
-the channel's own cost shows apart from the libraries'. Ratios are against the bare httpx2 row.
+httpx2 is measured twice: through toolvet's own ``HttpChannel`` (what discovery and the gateway run)
+and as a bare ``AsyncClient.post``, so the channel's own cost shows apart from the library's.
+
+aiohttp is not a dependency of toolvet: install it (``pip install aiohttp``) to include it; without it
+the benchmark measures the httpx2 rows only. Ratios are against the bare httpx2 row.
 
 Run: ``python bench/http_stacks.py [--requests 2000] [--rounds 4]``.
 """
@@ -23,7 +25,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import aiohttp
 import anyio
 import httpx2
 
@@ -97,14 +98,20 @@ async def run(url: str, requests: int, rounds: int) -> dict[str, dict[str, list[
             response.json()
 
         stacks["httpx2 (bare post)"] = via_httpx2
-        stacks["toolvet HttpChannel"] = via_channel
-        session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64))
+        stacks["httpx2 (toolvet HttpChannel)"] = via_channel
+        session: Any = None
+        try:
+            import aiohttp
+        except ImportError:
+            aiohttp = None  # type: ignore[assignment]
+        if aiohttp is not None:
+            session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64))
 
-        async def via_aiohttp() -> None:
-            async with session.post(url, data=body, headers=headers) as response:
-                json.loads(await response.read())
+            async def via_aiohttp() -> None:
+                async with session.post(url, data=body, headers=headers) as response:
+                    json.loads(await response.read())
 
-        stacks["aiohttp (bare post)"] = via_aiohttp
+            stacks["aiohttp"] = via_aiohttp
         try:
             for send in stacks.values():
                 await measure(send, 200, 4)  # warm up: connections
@@ -118,7 +125,8 @@ async def run(url: str, requests: int, rounds: int) -> dict[str, dict[str, list[
                         results.setdefault(name, {}).setdefault(key, []).append(figures)
             return results
         finally:
-            await session.close()
+            if session is not None:
+                await session.close()
 
 
 def main() -> int:
