@@ -1,198 +1,182 @@
-"""The direct route for upstream JSON-RPC POSTs: aiohttp's client, behind the address guard.
+"""The direct route for upstream JSON-RPC POSTs: httpx2's own connection layer, without its client.
 
-A forwarded call or a discovery page is one POST to a configured endpoint, and the HTTP client's own
-work was about half of toolvet's CPU per call (docs/benchmarks.md, Gateway). aiohttp's client does the
-same POST for about a third of what httpx2's connection layer costs, so :class:`DirectRoute` sends such
-POSTs on one ``aiohttp.ClientSession`` per :class:`~toolvet.upstream.http.UpstreamClient` (made on the
-first POST, closed with the client), and hands the answer back as an ``httpx2.Response`` whose body
-streams as it arrives: reading it (bodies, httpx2's ``EventSource`` for SSE) is the same code on
-either route, and failures are raised as the httpx2 exceptions the client would raise.
+httpx2 is two layers: its client (URL merging, cookies, auth flows, redirects, event hooks, proxy
+routing) over httpcore2's connection pool. A forwarded call or a discovery page is one POST to a
+configured endpoint, and the client layer was a third of toolvet's CPU per call (docs/benchmarks.md).
+:class:`DirectRoute` sends such a POST straight through an ``httpcore2.AsyncConnectionPool``, built
+with its public ``network_backend`` so that each request leaves in one socket write
+(:class:`CoalescingBackend`: httpcore2 writes the request line and headers, then the body; the
+upstream is woken twice for one request otherwise). The answer is handed back as an
+``httpx2.Response``, so reading it (bodies, httpx2's ``EventSource`` for SSE) is the same code either way.
 
-The guard holds on this route as on httpx2's: names are resolved by :class:`GuardedResolver` (the
-guard's own resolution, for every new connection: no DNS cache), so the address connected to is the
-one checked; an IP literal, which aiohttp connects to without asking a resolver, is checked when the
-route to its URL is made. The session keeps no cookies, decompresses nothing (compressed answers are
-refused by the channel), reads no proxy settings and follows no redirect.
-
-Everything else stays on the httpx2 client, explicitly: a URL a proxy from the environment applies to
-(``HTTP_PROXY``/``HTTPS_PROXY``/``NO_PROXY``, read by the standard library's own functions), a URL with
-userinfo or with characters httpx2 would rewrite, a numeric host that is not an address's canonical
-spelling (``127.1``, ``2130706433``: aiohttp refuses them, httpx2 connects), and any redirect (the POST
-is sent again through the client, which follows it within the origin).
+Everything the client layer is needed for stays on the httpx2 client: a URL a proxy from the
+environment applies to (``HTTP_PROXY``/``HTTPS_PROXY``/``NO_PROXY``, read by the standard library's
+own functions), a URL with userinfo or with characters httpx2 would rewrite, and any redirect (the
+POST is sent again through the client, which follows it within the origin). Same stack, same TLS
+settings (``httpx2.create_ssl_context``), same exceptions: httpcore2's are turned into httpx2's.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import socket
+import select
+import ssl
 import urllib.request
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlsplit
 
-import aiohttp
+import anyio
+import httpcore2
 import httpx2
-from aiohttp.abc import AbstractResolver, ResolveResult
 
 from toolvet.upstream.guard import AddressGuard, Refused
 
-__all__ = ["DirectRoute", "GuardedResolver"]
+__all__ = [
+    "FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "DirectRoute", "GuardedBackend", "GuardedTransport",
+    "proxy_mounts",
+]
 
+#: A buffered request goes out at once when it reaches this size.
+FLUSH_BYTES: Final = 64 * 1024
 #: Request URLs whose route is remembered.
 _ROUTES_KEPT: Final = 4096
 _SAFE: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#[]@!$&'()*+,;=%")
-_NAME: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-.")
-#: The longest header line and field an answer may have: h11's (httpx2's parser) limit on the whole head.
-_MAX_HEAD: Final = 16 * 1024
 
 
-class GuardedResolver(AbstractResolver):
-    """aiohttp's resolver through the :class:`AddressGuard`: only the addresses the guard allows are
-    returned, so only they are connected to; a refusal is an ``OSError`` saying which address and why
-    (aiohttp reports it as the connection's failure)."""
+class CoalescingStream(httpcore2.AsyncNetworkStream):
+    """A network stream whose writes are held until the next read (or until :data:`FLUSH_BYTES`)."""
+
+    def __init__(self, inner: httpcore2.AsyncNetworkStream) -> None:
+        self.inner = inner
+        # Looked up once: the pool asks every idle connection "is_readable" (did the server close it?)
+        # at each request, and the stream's own answer builds anyio's whole attribute map each time.
+        sock = inner.get_extra_info("socket")
+        self.socket = sock if callable(getattr(sock, "fileno", None)) else None
+        self.pending: list[bytes] = []
+        self.size = 0
+        self.writes = 0  # socket writes issued (tests)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        self.pending.append(buffer)
+        self.size += len(buffer)
+        if self.size >= FLUSH_BYTES:
+            await self.flush(timeout)
+
+    async def flush(self, timeout: float | None = None) -> None:
+        """Send what is buffered, in one write."""
+        if not self.pending:
+            return
+        data = self.pending[0] if len(self.pending) == 1 else b"".join(self.pending)
+        self.pending.clear()
+        self.size = 0
+        self.writes += 1
+        await self.inner.write(data, timeout)
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        await self.flush(timeout)
+        return await self.inner.read(max_bytes, timeout)
+
+    async def aclose(self) -> None:
+        self.pending.clear()
+        await self.inner.aclose()
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        await self.flush(timeout)
+        return CoalescingStream(await self.inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable" and self.socket is not None:
+            try:  # readable while idle: the server closed it (or sent what it should not have)
+                return bool(select.select([self.socket], [], [], 0)[0])
+            except (OSError, ValueError):
+                return True
+        return self.inner.get_extra_info(info)
+
+
+class GuardedBackend(httpcore2.AsyncNetworkBackend):
+    """httpcore2's anyio backend, connecting only to addresses the :class:`AddressGuard` allows: the
+    name is resolved here and the connection made to an allowed address (TLS still verifies and sends
+    the name). A refusal is httpcore2's ``ConnectError``, saying which address and why."""
 
     def __init__(self, guard: AddressGuard) -> None:
         self.guard = guard
+        self.inner = httpcore2.AnyIOBackend()
 
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
+    async def connect_tcp(
+        self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
         try:
-            addresses = await self.guard.addresses(host, port)
-        except Refused as exc:
-            raise OSError(str(exc)) from exc
-        return [ResolveResult(hostname=host, host=address, port=port, proto=0, flags=socket.AI_NUMERICHOST,
-                              family=socket.AF_INET6 if ":" in address else socket.AF_INET)
-                for address in addresses]
+            with anyio.fail_after(timeout):
+                addresses = await self.guard.addresses(host, port)
+        except (Refused, OSError) as exc:
+            raise httpcore2.ConnectError(str(exc)) from exc
+        except TimeoutError as exc:
+            raise httpcore2.ConnectTimeout(f"resolving {host} timed out") from exc
+        failure: Exception | None = None
+        for address in addresses:
+            try:
+                return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
+            except httpcore2.ConnectError as exc:
+                failure = exc
+        assert failure is not None
+        raise failure
 
-    async def close(self) -> None:
-        return None
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        return await self.inner.connect_unix_socket(path, timeout, socket_options)
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+class CoalescingBackend(httpcore2.AsyncNetworkBackend):
+    """A backend handing out :class:`CoalescingStream` connections of the (guarded) backend it wraps."""
+
+    def __init__(self, inner: httpcore2.AsyncNetworkBackend) -> None:
+        self.inner = inner
+
+    async def connect_tcp(
+        self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        return CoalescingStream(await self.inner.connect_tcp(host, port, timeout, local_address, socket_options))
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        return CoalescingStream(await self.inner.connect_unix_socket(path, timeout, socket_options))
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
 
 
 class _Body(httpx2.AsyncByteStream):
-    """An aiohttp answer's body as an httpx2 stream; closing it before the end closes the connection."""
+    """An httpcore2 response's body as an httpx2 stream."""
 
-    def __init__(self, response: aiohttp.ClientResponse, request: httpx2.Request) -> None:
+    def __init__(self, response: httpcore2.Response) -> None:
         self.response = response
-        self.request = request
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        with _as_httpx2(self.request):
-            async for chunk in self.response.content.iter_any():
+        try:
+            async for chunk in self.response.aiter_stream():
                 yield chunk
+        except httpcore2.TimeoutException as exc:
+            raise httpx2.ReadTimeout(str(exc) or "timed out reading the answer") from exc
+        except httpcore2.NetworkError as exc:
+            raise httpx2.ReadError(str(exc) or "the connection broke") from exc
+        except httpcore2.ProtocolError as exc:
+            raise httpx2.RemoteProtocolError(str(exc) or "malformed HTTP answer") from exc
 
     async def aclose(self) -> None:
-        if self.response.content.at_eof():
-            self.response.release()  # read to the end: the connection goes back to the pool
-        else:
-            self.response.close()
-
-
-@dataclass(frozen=True, slots=True)
-class _Route:
-    """A URL the direct route takes, parsed once: for aiohttp, and as the request httpx2's responses
-    and exceptions name (nothing reads or changes it past that); ``refused`` says why its IP literal
-    may not be reached."""
-
-    url: str
-    request: httpx2.Request
-    refused: str | None = None
-
-
-class DirectRoute:
-    """An aiohttp session for JSON-RPC POSTs that need nothing of the httpx2 client (module docstring)."""
-
-    def __init__(self, guard: AddressGuard, *, max_connections: int | None = 256,
-                 keepalive_expiry: float = 4.0) -> None:
-        self.guard = guard
-        self.max_connections = max_connections
-        self.keepalive_expiry = keepalive_expiry
-        self._session: aiohttp.ClientSession | None = None
-        self._closed = False
-        self._routes: dict[str, _Route | None] = {}
-        self._timeouts: dict[tuple[float | None, float | None, float | None], aiohttp.ClientTimeout] = {}
-        # Read once, as the httpx2 client reads them once when it is made (proxy_mounts).
-        self._proxies = urllib.request.getproxies_environment()
-
-    def applies(self, url: str) -> bool:
-        """Whether ``url`` takes the direct route (remembered per URL)."""
-        return not self._closed and self._route(url) is not None
-
-    def _route(self, url: str) -> _Route | None:
-        """The direct route to ``url``, parsed once per URL (None: the client's route)."""
-        try:
-            return self._routes[url]
-        except KeyError:
-            pass
-        if len(self._routes) >= _ROUTES_KEPT:
-            self._routes.clear()
-        route = self._routes[url] = self._parse(url) if _direct(url, self._proxies) else None
-        return route
-
-    def _parse(self, url: str) -> _Route | None:
-        host = urlsplit(url).hostname or ""
-        refused = None
-        if ":" in host or host.replace(".", "").isdigit():  # what aiohttp connects to without a resolver
-            try:
-                address = ipaddress.ip_address(host)
-            except ValueError:
-                return None  # a legacy numeric spelling aiohttp refuses: the client's route (module docstring)
-            if (why := self.guard.reason(address)) is not None:
-                refused = f"{host} resolves to {address} ({why}), which toolvet may not reach"
-        elif not set(host) <= _NAME:
-            return None  # a host aiohttp would decode first: only a plain name is judged here as it connects
-        return _Route(url, httpx2.Request("POST", url), refused)
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            connector = aiohttp.TCPConnector(
-                limit=self.max_connections or 0, limit_per_host=0, keepalive_timeout=self.keepalive_expiry,
-                ssl=httpx2.create_ssl_context(), resolver=GuardedResolver(self.guard), use_dns_cache=False,
-            )
-            self._session = aiohttp.ClientSession(
-                connector=connector, cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False, trust_env=False,
-                skip_auto_headers=("User-Agent",), max_line_size=_MAX_HEAD, max_field_size=_MAX_HEAD,
-            )
-        return self._session
-
-    def _timeout(self, timeout: httpx2.Timeout) -> aiohttp.ClientTimeout:
-        key = (timeout.connect, timeout.read, timeout.pool)
-        try:
-            return self._timeouts[key]
-        except KeyError:
-            pass
-        # aiohttp's "connect" spans the wait for a pooled connection and the connection's making (DNS,
-        # TCP, TLS): httpx2's pool and connect timeouts together; each read is bounded as httpx2 bounds it.
-        connect = None if timeout.connect is None or timeout.pool is None else timeout.connect + timeout.pool
-        made = self._timeouts[key] = aiohttp.ClientTimeout(total=None, connect=connect,
-                                                           sock_connect=timeout.connect, sock_read=timeout.read)
-        return made
-
-    @asynccontextmanager
-    async def post(
-        self, url: str, content: bytes, headers: Mapping[str, str], timeout: httpx2.Timeout
-    ) -> AsyncIterator[httpx2.Response]:
-        """POST ``content`` to a URL the route :meth:`applies` to; the answer as an ``httpx2.Response``
-        whose body streams as it arrives. Failures raise httpx2's exceptions, as the client would."""
-        route = self._route(url)
-        assert route is not None, "post only where the route applies"
-        if route.refused is not None:
-            raise httpx2.ConnectError(route.refused, request=route.request)
-        with _as_httpx2(route.request):
-            answer = await self._client().post(route.url, data=content, headers=headers, allow_redirects=False,
-                                               timeout=self._timeout(timeout))
-        body = _Body(answer, route.request)
-        try:
-            yield httpx2.Response(answer.status, headers=answer.raw_headers, stream=body, request=route.request)
-        finally:
-            await body.aclose()
-
-    async def aclose(self) -> None:
-        self._closed = True
-        if self._session is not None:
-            await self._session.close()
+        await self.response.aclose()  # the connection goes back to the pool, or is closed
 
 
 def _direct(url: str, proxies: Mapping[str, str]) -> bool:
@@ -208,19 +192,123 @@ def _direct(url: str, proxies: Mapping[str, str]) -> bool:
     return bool(urllib.request.proxy_bypass(parts.hostname))  # NO_PROXY, read by the standard library
 
 
+@dataclass(frozen=True, slots=True)
+class _Route:
+    """A URL the direct route takes, parsed once: for httpcore2, and as the request httpx2's
+    responses and exceptions name (nothing reads or changes it past that)."""
+
+    url: httpcore2.URL
+    request: httpx2.Request
+
+
+class DirectRoute:
+    """An httpcore2 pool for JSON-RPC POSTs that need nothing of the httpx2 client (module docstring)."""
+
+    def __init__(self, guard: AddressGuard, *, max_connections: int | None = 256,
+                 max_keepalive_connections: int = 256, keepalive_expiry: float = 4.0) -> None:
+        self.pool = httpcore2.AsyncConnectionPool(
+            ssl_context=httpx2.create_ssl_context(), max_connections=max_connections,
+            max_keepalive_connections=max_keepalive_connections, keepalive_expiry=keepalive_expiry,
+            network_backend=CoalescingBackend(GuardedBackend(guard)),
+        )
+        self._routes: dict[str, _Route | None] = {}
+        # Read once, as the httpx2 client reads them once when it is made (proxy_mounts).
+        self._proxies = urllib.request.getproxies_environment()
+
+    def applies(self, url: str) -> bool:
+        """Whether ``url`` takes the direct route (remembered per URL)."""
+        return self._route(url) is not None
+
+    def _route(self, url: str) -> _Route | None:
+        """The direct route to ``url``, parsed once per URL (None: the client's route)."""
+        try:
+            return self._routes[url]
+        except KeyError:
+            pass
+        if len(self._routes) >= _ROUTES_KEPT:
+            self._routes.clear()
+        route = self._routes[url] = _Route(httpcore2.URL(url), httpx2.Request("POST", url)) if _direct(
+            url, self._proxies) else None
+        return route
+
+    @asynccontextmanager
+    async def post(
+        self, url: str, content: bytes, headers: Mapping[str, str], timeout: httpx2.Timeout
+    ) -> AsyncIterator[httpx2.Response]:
+        """POST ``content``; the answer as an ``httpx2.Response`` whose body streams as it arrives.
+        Failures raise httpx2's exceptions, as the client would."""
+        route = self._route(url) or _Route(httpcore2.URL(url), httpx2.Request("POST", url))
+        extensions = {"timeout": {"connect": timeout.connect, "read": timeout.read, "write": timeout.write,
+                                  "pool": timeout.pool}}
+        with _as_httpx2(route.request):
+            async with self.pool.stream("POST", route.url, headers=list(headers.items()), content=content,
+                                        extensions=extensions) as answer:
+                yield httpx2.Response(answer.status, headers=answer.headers, stream=_Body(answer),
+                                      request=route.request)
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
+
+
 @contextmanager
 def _as_httpx2(request: httpx2.Request) -> Iterator[None]:
-    """aiohttp's failures raised as the httpx2 exceptions its client would raise, with the same texts
-    where toolvet's own guard or the system said why."""
+    """httpcore2's failures raised as the httpx2 exceptions its client would raise."""
     try:
         yield
-    except aiohttp.ConnectionTimeoutError as exc:
+    except httpcore2.ConnectTimeout as exc:
         raise httpx2.ConnectTimeout(str(exc) or "timed out connecting", request=request) from exc
-    except (aiohttp.ServerTimeoutError, TimeoutError) as exc:
+    except httpcore2.TimeoutException as exc:
         raise httpx2.ReadTimeout(str(exc) or "timed out", request=request) from exc
-    except aiohttp.ClientConnectorError as exc:
-        raise httpx2.ConnectError(str(exc.os_error) or "connection refused", request=request) from exc
-    except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
-        raise httpx2.RemoteProtocolError(str(exc) or "malformed HTTP answer", request=request) from exc
-    except aiohttp.ClientError as exc:
+    except httpcore2.ConnectError as exc:
+        raise httpx2.ConnectError(str(exc) or "connection refused", request=request) from exc
+    except httpcore2.NetworkError as exc:
         raise httpx2.ReadError(str(exc) or "the connection broke", request=request) from exc
+    except httpcore2.ProtocolError as exc:
+        raise httpx2.RemoteProtocolError(str(exc) or "malformed HTTP answer", request=request) from exc
+
+
+class GuardedTransport(httpx2.AsyncBaseTransport):
+    """An httpx2 transport over an httpcore2 pool whose connections the guard checks: what toolvet's
+    httpx2 clients (and the SDK's SSE transport) send through, so no route to an upstream skips it."""
+
+    def __init__(self, guard: AddressGuard, *, max_connections: int | None = 256,
+                 max_keepalive_connections: int = 256, keepalive_expiry: float = 4.0) -> None:
+        self.pool = httpcore2.AsyncConnectionPool(
+            ssl_context=httpx2.create_ssl_context(), max_connections=max_connections,
+            max_keepalive_connections=max_keepalive_connections, keepalive_expiry=keepalive_expiry,
+            network_backend=GuardedBackend(guard),
+        )
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        assert isinstance(request.stream, httpx2.AsyncByteStream)
+        forwarded = httpcore2.Request(
+            method=request.method,
+            url=httpcore2.URL(scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port,
+                              target=request.url.raw_path),
+            headers=request.headers.raw, content=request.stream, extensions=request.extensions,
+        )
+        with _as_httpx2(request):
+            answer = await self.pool.handle_async_request(forwarded)
+        return httpx2.Response(answer.status, headers=answer.headers, stream=_Body(answer),
+                               extensions=answer.extensions)
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
+
+
+def proxy_mounts(guard: AddressGuard) -> dict[str, httpx2.AsyncBaseTransport | None]:
+    """httpx2 mounts for the proxies the environment names (``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``,
+    read by the standard library), hosts in ``NO_PROXY`` going direct through the guard: a client built
+    with its own transport does not read them itself. Connections to a proxy are the proxy's route,
+    which the operator chose."""
+    proxies = urllib.request.getproxies_environment()
+    mounts: dict[str, httpx2.AsyncBaseTransport | None] = {}
+    for scheme in ("http", "https"):
+        proxy = proxies.get(scheme) or proxies.get("all")
+        if proxy:
+            mounts[f"{scheme}://"] = httpx2.AsyncHTTPTransport(proxy=proxy)
+    if mounts:
+        for host in filter(None, (h.strip() for h in proxies.get("no", "").split(","))):
+            pattern = "all://*" + host if host.startswith(".") else f"all://{host}"
+            mounts[pattern] = GuardedTransport(guard)
+    return mounts

@@ -5,9 +5,8 @@ operator chose and shows readers what answered. Link-local addresses (where clou
 metadata and credentials) and the cloud metadata names are never reached; loopback and private
 ranges are (internal MCP servers are the common case) unless ``TOOLVET_UPSTREAM_DENY`` lists them.
 
-The check runs on the **resolved address at connect time**, where every upstream HTTP connection of
-toolvet is made: httpx2's network backend (``upstream.transport``) and aiohttp's resolver, IP literals
-checked before aiohttp connects to them (``upstream.direct``): a name that resolved to an allowed
+The check runs on the **resolved address at connect time**, in the network backend every upstream
+HTTP connection of toolvet is made through (``upstream.direct``): a name that resolved to an allowed
 address when it was registered and to a denied one later (DNS rebinding), and every numeric spelling
 of an address (``0x7f000001``, ``2130706433``, ``127.1``, ``::ffff:169.254.169.254``), meet the same check,
 because the resolver turns them all into the address that would be connected to.

@@ -9,9 +9,8 @@ HTTP-level rejections become the JSON-RPC errors the SDK's transport would raise
 negotiation sees what the SDK client sees, and a forgotten session is :class:`SessionExpired` in
 every shape servers use.
 
-httpx2 (the SDK's own stack) carries everything but the plain JSON-RPC POSTs the direct route takes
-on aiohttp (``upstream.direct``); redirects are followed only within the endpoint's origin and only
-when they keep the method, as the SDK's transports do, and only by httpx2.
+httpx2 is the one HTTP stack (the SDK's own): redirects are followed only within the endpoint's
+origin and only when they keep the method, as the SDK's transports do.
 """
 
 from __future__ import annotations
@@ -28,12 +27,11 @@ from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_E
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolvet.jsontext import compact, json_depth_exceeds, loads
-from toolvet.upstream.direct import DirectRoute
+from toolvet.upstream.direct import DirectRoute, GuardedTransport, proxy_mounts
 from toolvet.upstream.errors import ChannelError, RpcError, SessionExpired
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.oauth import TokenSource
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, wire
-from toolvet.upstream.transport import GuardedTransport, proxy_mounts
 
 __all__ = ["SESSION_ID_HEADER", "HttpChannel", "UpstreamClient", "http_client", "stream_within_origin"]
 
@@ -54,23 +52,21 @@ class UpstreamClient(httpx2.AsyncClient):
     the :class:`~toolvet.upstream.guard.AddressGuard` checks, the environment's proxies mounted, idle
     connections dropped after 4 s (before a server's common 5 s keep-alive close can race a request
     on them), redirects not followed by httpx2 (see :func:`stream_within_origin`), and the
-    :class:`~toolvet.upstream.direct.DirectRoute` (aiohttp, behind the same guard) beside it for
-    JSON-RPC POSTs; ``max_keepalive`` bounds httpx2's idle connections (aiohttp keeps every idle one
-    within ``max_connections``)."""
+    :class:`~toolvet.upstream.direct.DirectRoute` beside it for JSON-RPC POSTs."""
 
     def __init__(self, *, timeout: httpx2.Timeout, guard: AddressGuard, max_connections: int | None = 256,
                  max_keepalive: int = 256) -> None:
         transport = GuardedTransport(guard, max_connections=max_connections, max_keepalive_connections=max_keepalive)
         super().__init__(timeout=timeout, transport=transport, mounts=proxy_mounts(guard))
         self.guard = guard
-        self.direct = DirectRoute(guard, max_connections=max_connections)
+        self.direct = DirectRoute(guard, max_connections=max_connections, max_keepalive_connections=max_keepalive)
 
     async def aclose(self) -> None:
         await self.direct.aclose()
         await super().aclose()
 
     async def __aexit__(self, *exc: Any) -> None:
-        # httpx2's client leaves through its transports' own exits, not aclose: the direct route too.
+        # httpx2's client leaves through its transports' own exits, not aclose: the direct pool too.
         await self.direct.aclose()
         await super().__aexit__(*exc)
 

@@ -31,12 +31,12 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
+from toolvet.upstream.direct import GuardedTransport, proxy_mounts
 from toolvet.upstream.errors import ChannelError, RpcError
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import answer
 from toolvet.upstream.protocol import NO_HOOKS, Hooks, wire
 from toolvet.upstream.standing import SESSION_NOTIFICATIONS
-from toolvet.upstream.transport import GuardedTransport, proxy_mounts
 
 __all__ = ["EXTRA_INHERITED_ENV_VARS", "StderrTail", "StreamChannel", "open_sse", "open_stdio", "stdio_env"]
 
