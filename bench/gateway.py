@@ -8,7 +8,10 @@ concurrency 1 and 16. The two sides run interleaved: ``--rounds`` rounds, each a
 side and concurrency, the side going first alternating, so a change in the machine's speed during the
 run (frequent on a shared two-core machine) reaches both alike. It prints p50, p99 and calls/s of each
 side over all its blocks, each round's ratios, and the overall ratios beside their targets: p50 via
-toolvet <= 2.0x direct at concurrency 1; calls/s via toolvet >= 0.5x direct at concurrency 16.
+toolvet <= 2.0x direct at concurrency 1; calls/s via toolvet >= 0.5x direct at concurrency 16. Where
+``/proc`` is there it also prints the CPU time (user + system, all threads) the ``toolvet serve`` process
+spent per call over toolvet's blocks, beside the HTTP upstream's per call over the direct blocks: steadier
+than wall time on a shared machine.
 
 ``--transport stdio`` runs the same comparison over stdio: the upstream is the same server run as a
 child process, called directly by the SDK's ``Client`` over its own stdio pipe and, through toolvet,
@@ -115,6 +118,15 @@ async def measure(call: Callable[[], Awaitable[Any]], total: int, concurrency: i
     return latencies, time.perf_counter() - began
 
 
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of process ``pid`` (all its threads), or None without ``/proc``."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def figures(latencies: list[float], elapsed: float) -> dict[str, float]:
     ordered = sorted(latencies)
     return {"p50_ms": statistics.median(ordered) * 1000,
@@ -145,23 +157,32 @@ async def caller(url: str | StdioServerParameters, headers: dict[str, str],
 
 
 async def run_both(direct_url: str | StdioServerParameters, via_url: str, auth: dict[str, str], calls: int,
-                   rounds: int) -> dict[str, Any]:
+                   rounds: int, pids: dict[str, int | None]) -> dict[str, Any]:
     """Both sides, interleaved: each round runs a block of each side at each concurrency, the side that
-    goes first alternating, so drift in the machine's speed during the run reaches both sides alike."""
+    goes first alternating, so drift in the machine's speed during the run reaches both sides alike.
+    ``pids``: the process serving each side, whose CPU time over that side's blocks is summed."""
     blocks: dict[tuple[str, str], list[tuple[list[float], float]]] = {}
+    cpu: dict[tuple[str, str], float | None] = {}
     async with caller(direct_url, {}, "echo") as direct, caller(via_url, auth, "up_echo") as via:
         sides = {"direct": direct, "toolvet": via}
         for number in range(rounds):
             order = ("direct", "toolvet") if number % 2 == 0 else ("toolvet", "direct")
             for key, concurrency, total in (("c1", 1, calls), ("c16", 16, calls * 4)):
                 for side in order:
+                    before = cpu_seconds(pids[side])
                     blocks.setdefault((side, key), []).append(
                         await measure(sides[side], max(1, total // rounds), concurrency))
+                    after = cpu_seconds(pids[side])
+                    spent = None if before is None or after is None else after - before
+                    so_far = cpu.get((side, key), 0.0)
+                    cpu[side, key] = None if spent is None or so_far is None else so_far + spent
     report: dict[str, Any] = {}
     for (side, key), done in blocks.items():
         pooled = [latency for latencies, _ in done for latency in latencies]
         report.setdefault(side, {})[key] = figures(pooled, sum(elapsed for _, elapsed in done))
         report[side][key]["rounds"] = [figures(latencies, elapsed) for latencies, elapsed in done]
+        spent = cpu.get((side, key))
+        report[side][key]["cpu_ms_per_call"] = None if spent is None else spent * 1000 / len(pooled)
     return report
 
 
@@ -178,6 +199,7 @@ def main() -> int:
         env.pop("TOOLVET_SECRET_KEY", None)
         up_port, tv_port = free_port(), free_port()
         upstream: str | StdioServerParameters
+        pids: dict[str, int | None] = {"direct": None, "toolvet": None}
         if options.transport == "stdio":
             script = Path(home) / "upstream.py"
             script.write_text(UPSTREAM)
@@ -185,7 +207,7 @@ def main() -> int:
             registration = ["--command", sys.executable, "--arg", str(script), "--arg", "stdio"]
         else:
             upstream = f"http://127.0.0.1:{up_port}/mcp"
-            stack.enter_context(process([sys.executable, "-c", UPSTREAM, str(up_port)], env))
+            pids["direct"] = stack.enter_context(process([sys.executable, "-c", UPSTREAM, str(up_port)], env)).pid
             wait_http(upstream)
             registration = ["--url", upstream]
         toolvet(env, "db", "upgrade")
@@ -194,13 +216,14 @@ def main() -> int:
         toolvet(env, "review", "up/echo")
         token = json.loads(toolvet(env, "token", "create", "--role", "consumer", "--user", "bench",
                                    "--json"))["token"]
-        with process([sys.executable, "-m", "toolvet", "serve", "--port", str(tv_port)], env):
+        with process([sys.executable, "-m", "toolvet", "serve", "--port", str(tv_port)], env) as serving:
+            pids["toolvet"] = serving.pid
             base = f"http://127.0.0.1:{tv_port}"
             wait_http(base)
             auth = {"Authorization": f"Bearer {token}"}
             put = httpx2.put(f"{base}/api/v1/users/bench/permission-mode", json={"mode": "allow"}, headers=auth)
             put.raise_for_status()
-            both = anyio.run(run_both, upstream, f"{base}/mcp", auth, options.calls, options.rounds)
+            both = anyio.run(run_both, upstream, f"{base}/mcp", auth, options.calls, options.rounds, pids)
     direct, via = both["direct"], both["toolvet"]
     ratios = {"p50_c1": via["c1"]["p50_ms"] / direct["c1"]["p50_ms"],
               "calls_per_s_c16": via["c16"]["calls_per_s"] / direct["c16"]["calls_per_s"]}
@@ -220,6 +243,11 @@ def main() -> int:
         for key, conc in (("c1", 1), ("c16", 16)):
             row = side[key]
             print(f"{label:10} {conc:>4} {row['p50_ms']:8.2f} {row['p99_ms']:8.2f} {row['calls_per_s']:9.0f}")
+    for key, conc in (("c1", 1), ("c16", 16)):
+        serve_cpu, up_cpu = via[key]["cpu_ms_per_call"], direct[key]["cpu_ms_per_call"]
+        if serve_cpu is not None:
+            upstream_text = "" if up_cpu is None else f"; the upstream's per direct call {up_cpu:.3f} ms"
+            print(f"CPU per call at c{conc}: toolvet serve {serve_cpu:.3f} ms{upstream_text}")
     for key, label in (("p50_c1", "p50 ratio per round, c1:      "),
                        ("calls_per_s_c16", "calls/s ratio per round, c16: ")):
         print(label + " ".join(f"{value:.2f}x" for value in per_round[key]))
