@@ -7,6 +7,7 @@ whitespace collapsed. A match that the text quotes or labels as an example (:mod
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -44,10 +45,43 @@ class _Rule:
     severity: Severity
     label: str
     pattern: re.Pattern[str]
+    #: Read in the tool's own text only: a parameter's description says what the parameter does ("skip
+    #: confirmation prompts" is what a ``--yes`` flag does), it does not address the model.
+    own_text_only: bool = False
+    #: A match this returns True for is not a match (see :func:`_in_argument_list`).
+    excused: Callable[[str, int], bool] | None = None
 
 
-def _rule(code: str, label: str, rx: str, severity: Severity = "high") -> _Rule:
-    return _Rule(code, severity, label, re.compile(rx))
+def _rule(code: str, label: str, rx: str, severity: Severity = "high", *, own_text_only: bool = False,
+          excused: Callable[[str, int], bool] | None = None) -> _Rule:
+    return _Rule(code, severity, label, re.compile(rx), own_text_only, excused)
+
+
+#: A docstring's argument list: an "Args:" header line, then one "name: what it is" line per parameter.
+_ARGS_HEADER: Final = re.compile(r"(?:^|\n) ?(?:args|arguments|parameters|params|keyword arguments|kwargs|inputs)"
+                                 r" ?: ?\n")
+_ARG_ENTRY: Final = re.compile(r" ?[\w.\[\]-]+(?: \([^)\n]*\))? ?:")
+
+
+def _in_argument_list(folded: str, at: int) -> bool:
+    """True when the line at ``at`` is an entry of a docstring's argument list (every line from an
+    "Args:" header down to it reads ``name: …``): a parameter named ``system`` documented as ``system: the
+    remote system to use`` is not a role line. Indentation cannot tell, normalising drops it."""
+    line = folded.rfind("\n", 0, at + 1)
+    headers = list(_ARGS_HEADER.finditer(folded, 0, line + 1))
+    if not headers:
+        return False
+    entries = folded[headers[-1].end():line + 1].split("\n")[:-1]
+    return all(_ARG_ENTRY.match(entry) for entry in entries)
+
+
+#: Who is being told to act without the user: asking for, or waiting on, the user's yes.
+_CONSENT = r"(?:confirmations?|approvals?|consent|permissions?)"
+_ASKING = (r"(?:ask|asking|prompt|prompting|check with|checking with|consult|consulting|wait for|waiting for|request"
+           r"|requesting|seek|seeking|get|getting|need|needing)")
+_WHOSE_CONSENT = (rf"(?:\s+[\w']+){{0,3}}?\s+(?:for\s+)?(?:(?:their|the user'?s|user|users|explicit|any)\s+)?"
+                  rf"{_CONSENT}\b")
+_OBLIGATION = r"(?:must|should|shall|always|need to|needs to|have to|has to|make sure|are required to|is required to)"
 
 
 _OVERRIDE = "instruction-override"
@@ -65,6 +99,10 @@ RULES: Final[tuple[_Rule, ...]] = (
           rf"\b(?:new|these|the following|this tool'?s|my) {_RULE_WORDS} (?:supersede|override|replace"
           rf"|take precedence over"
           rf"|come first|overrule)"),
+    _rule(_OVERRIDE, "tells the model to set aside the other tools",
+          r"\b(?:ignore|disregard|do not use|don'?t use|never use|stop using|avoid|bypass|skip)\b"
+          r"(?:\s+(?:all|any|every))?(?:\s+the)?\s+other\b(?:\s+[\w-]+){0,2}?\s+(?:tools?|servers?|functions?|plugins?|implementations?"
+          r"|versions?)\b"),
     _rule(_OVERRIDE, "tells the model whom to obey",
           r"\bobey (?:only )?(?:this|these|me|the tool|this tool|its)\b|\bfollow only the (?:directions"
           r"|instructions|rules)"
@@ -102,7 +140,13 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"[-=#*~_]{3,} ?(?:system|admin|developer|assistant|important|internal)(?: (?:message|prompt|notice"
           r"|instructions?"
           r"|override|update))? ?[-=#*~_]{3,}"),
-    _rule(_MARKUP, "a fake role line", r"(?:^|\n) ?(?:system|assistant|developer|admin) ?(?:message|prompt)? ?:"),
+    # "[SYSTEM: …]" or "[system override] …"; a bare "[system]" is a tag in a list of log sources.
+    _rule(_MARKUP, "a bracketed role label",
+          r"\[\s*(?:system|sys|assistant|inst|instructions?|prompt)\s*:"
+          r"|\[\s*(?:system|assistant) (?:message|note|notice|prompt|instructions?|override|update"
+          r"|requirement)\s*[:\]]"),
+    _rule(_MARKUP, "a fake role line", r"(?:^|\n) ?(?:system|assistant|developer|admin) ?(?:message|prompt)? ?:",
+          excused=_in_argument_list),
     _rule(_MARKUP, "a comment addressed to the model",
           r"<!--.{0,300}?\b(?:assistant|ai|model|llm|agent|claude|gpt|you must|always|never|call)\b.{0,300}?-->"),
     _rule(_SECRECY, "tells the model to keep something from the user",
@@ -118,19 +162,38 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"\b(?:the )?(?:user|users|human) (?:must|should|shall|does|do|need|needs to|may) (?:not"
           r"|never)\b(?:\s+\w+){0,2}?\s+"
           r"(?:know|see|find out|notice|learn|be told|be informed|be aware|hear)\b"),
+    _rule(_SECRECY, "tells the model there is no need to tell the user",
+          r"\b(?:no need to|no reason to|unnecessary to|not necessary to|needn'?t|need not|do not need to"
+          r"|don'?t need to|does not need to|doesn'?t need to|do not have to|don'?t have to)\b(?:\s+\w+){0,2}?\s+"
+          r"(?:tell|inform|notify|alert|mention|show|reveal|disclose|explain|bother)\b(?:\s+[\w']+){0,4}?\s+"
+          r"(?:the )?(?:user|users|human|operator)\b"),
+    _rule(_SECRECY, "tells the model to act without the user's confirmation",
+          rf"\b(?:never|do not|don'?t|no need to)\s+{_ASKING}\b{_WHOSE_CONSENT}"
+          rf"|\b{_OBLIGATION}\b[^.!?\n]{{0,80}}?\bwithout\s+(?:first\s+)?{_ASKING}\b{_WHOSE_CONSENT}"),
+    _rule(_SECRECY, "tells the model to skip the user's confirmation",
+          rf"(?:^|[.!?;]\s+|\n\s*)(?:always\s+|please\s+)?(?:skip|bypass|suppress|disable|omit|avoid)\s+(?:any\s+|all\s+"
+          rf"|the\s+)?(?:user\s+)?{_CONSENT}(?:\s+(?:prompts?|dialogs?|steps?|checks?|requests?))?\b",
+          own_text_only=True),
     _rule(_SECRECY, "says a step must not be mentioned",
-          r"\b(?:must|should|shall) (?:not|never) be (?:mentioned|shown|disclosed|revealed|reported|surfaced)\b"),
+          r"\b(?:must|should|shall) (?:not|never) be (?:mentioned|shown|disclosed|revealed|reported|surfaced)\b"
+          r"|\b(?:need not|needn'?t|does not need to|doesn'?t need to|do not need to) be (?:mentioned|told|shown"
+          r"|disclosed|revealed|reported|surfaced)\b"),
 )
 
 
 def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
     """The findings of every rule on one string; one per code, at its first unquoted match."""
     folded = norm.folded
+    own_text = text.parameter is None
     best: dict[str, dict[str, Any]] = {}
     for rule in RULES:
         if rule.code in best and best[rule.code]["severity"] == rule.severity:
             continue
+        if rule.own_text_only and not own_text:
+            continue
         for m in rule.pattern.finditer(folded):
+            if rule.excused is not None and rule.excused(folded, m.start()):
+                continue
             quoted = mentioned(folded, m.start(), m.end())
             severity: Severity = "info" if quoted else rule.severity
             if rule.code in best and (best[rule.code]["severity"] == severity or quoted):
