@@ -81,7 +81,9 @@ _ASKING = (r"(?:ask|asking|prompt|prompting|check with|checking with|consult|con
            r"|requesting|seek|seeking|get|getting|need|needing)")
 _WHOSE_CONSENT = (rf"(?:\s+[\w']+){{0,3}}?\s+(?:for\s+)?(?:(?:their|the user'?s|user|users|explicit|any)\s+)?"
                   rf"{_CONSENT}\b")
-_OBLIGATION = r"(?:must|should|shall|always|need to|needs to|have to|has to|make sure|are required to|is required to)"
+#: An obligation: a modal, or "always" opening an imperative ("Always pay at once"; "it always runs" describes).
+_OBLIGATION = (r"(?:must|should|shall|need to|needs to|have to|has to|make sure|are required to|is required to"
+               r"|(?:(?<=^)|(?<=[.!?;] )|(?<=\n))always)")
 
 
 _OVERRIDE = "instruction-override"
@@ -101,8 +103,8 @@ RULES: Final[tuple[_Rule, ...]] = (
           rf"|come first|overrule)"),
     _rule(_OVERRIDE, "tells the model to set aside the other tools",
           r"\b(?:ignore|disregard|do not use|don'?t use|never use|stop using|avoid|bypass|skip)\b"
-          r"(?:\s+(?:all|any|every))?(?:\s+the)?\s+other\b(?:\s+[\w-]+){0,2}?\s+(?:tools?|servers?|functions?|plugins?|implementations?"
-          r"|versions?)\b"),
+          r"(?:\s+(?:all|any|every))?(?:\s+the)?\s+other\b(?:\s+[\w-]+){0,2}?\s+(?:tools?|servers?|functions?|plugins?"
+          r"|implementations?|versions?|integrations?|connectors?|extensions?)\b"),
     _rule(_OVERRIDE, "tells the model whom to obey",
           r"\bobey (?:only )?(?:this|these|me|the tool|this tool|its)\b|\bfollow only the (?:directions"
           r"|instructions|rules)"
@@ -168,8 +170,10 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"(?:tell|inform|notify|alert|mention|show|reveal|disclose|explain|bother)\b(?:\s+[\w']+){0,4}?\s+"
           r"(?:the )?(?:user|users|human|operator)\b"),
     _rule(_SECRECY, "tells the model to act without the user's confirmation",
-          rf"\b(?:never|do not|don'?t|no need to)\s+{_ASKING}\b{_WHOSE_CONSENT}"
-          rf"|\b{_OBLIGATION}\b[^.!?\n]{{0,80}}?\bwithout\s+(?:first\s+)?{_ASKING}\b{_WHOSE_CONSENT}"),
+          rf"\b(?:never|do not|don'?t|no need to)\s+{_ASKING}\b{_WHOSE_CONSENT}|\bno need for{_WHOSE_CONSENT}"
+          # an obligation ("must", "always") carried out without a yes; "must not … without" is the opposite
+          rf"|\b{_OBLIGATION}\b(?!\s+(?:not|never)\b)[^.!?\n]{{0,80}}?\bwithout(?:\s+first)?(?:\s+{_ASKING}\b)?"
+          rf"{_WHOSE_CONSENT}"),
     _rule(_SECRECY, "tells the model to skip the user's confirmation",
           rf"(?:^|[.!?;]\s+|\n\s*)(?:always\s+|please\s+)?(?:skip|bypass|suppress|disable|omit|avoid)\s+(?:any\s+|all\s+"
           rf"|the\s+)?(?:user\s+)?{_CONSENT}(?:\s+(?:prompts?|dialogs?|steps?|checks?|requests?))?\b",

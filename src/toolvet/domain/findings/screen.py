@@ -51,7 +51,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # setting aside the other tools ("ignore all other addition tools", "do not use the other servers")
         ("phrases", ("ignore disregard use using avoid bypass skip", "other",
                      "tool tools server servers function functions plugin plugins implementation implementations "
-                     "version versions")),
+                     "version versions integration integrations connector connectors extension extensions")),
         # secrecy
         ("phrases", ("not never without don dont", _USERS)),
         ("phrases", ("hide conceal keep withhold", _USERS)),
@@ -81,7 +81,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
         ("harvesting", ("http https",)),
-        ("harvesting", ("notify inform alert cc loop let", "telemetry our")),
+        ("harvesting", ("notify inform alert cc loop let keep", "telemetry our")),
         # a standing order to send to a destination named without an address ("the archive email")
         ("harvesting", (_SINK_WORDS, "always automatically silently secretly quietly every each background",
                         "email mail inbox mailbox list archive webhook collector bucket")),
