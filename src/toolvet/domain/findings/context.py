@@ -16,7 +16,9 @@ _QUOTED: Final = re.compile(r"""(?<![a-z0-9])(?:"[^"\n]{1,300}"|'[^'\n]{1,300}'(
 _LABEL: Final = re.compile(
     r"(?<![./\w-])(?:e\.? ?g\b|for example|for instance|such as|examples?|like|phrases?|patterns?|detects?"
     r"|detected|detecting"
-    r"|detection|flags?|flagged|attackers?|might (?:say|write)|may (?:say|write)|would (?:say|write)|known as|called"
+    r"|detection|flags?|flagged|attackers?|might (?:say|write)|may (?:say|write)|would (?:say|write)|known as"
+    # "a technique called …" labels; "whenever list_files is called" is a verb
+    r"|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )(?<!\bgets )(?<!\bget )called"
     r"|red flags?|quotes?|quoting|mentions?|warns? about|recogni[sz]e|looks? for|strings? like|samples?)\b"
 )
 #: A sentence ends at ``.``, ``!``, ``?`` or ``;`` before a space or before markup (``quote.<!-- …``: the

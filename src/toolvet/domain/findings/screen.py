@@ -48,6 +48,9 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("prompt instructions configuration rules",)),
         ("phrases", ("now longer mode unrestricted bound",)),
         ("phrases", ("before",)),
+        # a call to another tool as a standing side step ("whenever …, you must also call send_email")
+        ("phrases", ("must should need have required always immediately mandatory shall",
+                     "call execute invoke run trigger calling invoking executing running")),
         # setting aside the other tools ("ignore all other addition tools", "do not use the other servers")
         ("phrases", ("ignore disregard use using avoid bypass skip", "other",
                      "tool tools server servers function functions plugin plugins implementation implementations "
