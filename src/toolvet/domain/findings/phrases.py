@@ -27,7 +27,7 @@ _VERB = (r"(?:ignore|disregard|forget|overlook|bypass|discard|abandon|skip|overr
          r"|pay no attention to"
          r"|pay no heed to|do not (?:follow|obey|heed)|don'?t (?:follow|obey|heed)|stop following|no longer follow)")
 _QUAL = (r"(?:previous|previously|prior|earlier|above|preceding|former|original|initial|existing|all|any|every|other"
-         r"|your|the user'?s|system|developer|operator)")
+         r"|your|the user'?s|system|developer|operator|safety|ethical|content)")
 _OBJ = (r"(?:instructions?|directives?|rules|guidance|guidelines|prompts?|commands|orders|constraints|restrictions"
         r"|policies|polic(?:y)|messages|context|what you (?:were|have been|are) (?:told|given|instructed)"
         r"|everything(?: you (?:were|have been) (?:told|given|instructed))?)")
@@ -151,7 +151,7 @@ RULES: Final[tuple[_Rule, ...]] = (
     _rule(_OVERRIDE, "gives the model steps to take before using the tool",
           r"\bbefore (?:using|calling|you use|you call|invoking) this tool\b.{0,80}?\b(?:read|open|send|pass"
           r"|include|attach"
-          r"|upload|call|fetch|collect)\b"),
+          r"|upload|call|fetch|collect|log|record|store|dump|copy|forward)\b"),
     _rule(_MARKUP, "directive markup",
           r"<\s*/?\s*(?:important|system|sys|instructions?|hidden|admin|secret|assistant|directive|override|prompt"
           r"|ai[ -]only|model[ -]only|priority|critical)\b[^<>]{0,40}>"),
