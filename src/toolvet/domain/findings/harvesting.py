@@ -78,6 +78,13 @@ _NAMED_DESTINATION: Final = re.compile(
     r"|sender's|customer|customer's|caller|requester|given|specified|configured|provided|chosen|selected|own|same)\b)"
     r"(?:[\w-]+ ){0,3}?"
     r"(?:e-?mail(?: address)?|inbox|mailbox|mailing list|distribution list|archive|webhook|collector|bucket)\b")
+#: A credential file as a property name spells it (``_``, ``-`` and ``.`` read as spaces): ``ssh_id_rsa``,
+#: ``etc_passwd``, ``slash_etc_slash_passwd``, ``aws_credentials``, ``dot_env``.
+_KEY_PATH: Final = re.compile(
+    r"\bid (?:rsa|dsa|ecdsa|ed25519)\b|\b(?:slash )?etc (?:slash )?(?:passwd|shadow)\b|\baws credentials\b"
+    r"|\b(?:dot )?(?:netrc|pgpass|npmrc|pypirc|git credentials)\b|\bdot env\b|\bkube config\b|\bmcp json\b"
+    r"|\bclaude desktop config\b")
+_KEY_CONTENT: Final = re.compile(r"\b(?:contents?|text|data|dump|copy|body)\b")
 #: The model told to go and read a sensitive path ("you must also call read_file with path=/etc/passwd",
 #: "always open ~/.ssh/id_rsa first"): an obligation, then a reading verb, then the path, in that order.
 _OBLIGED_READ: Final = re.compile(
@@ -105,10 +112,24 @@ def _told(folded: str, lo: int, hi: int, destination: re.Match[str]) -> list[re.
             if _imperative(folded, v) and (after or v.group() not in ("let", "loop", "keep"))]
 
 
+def _named_for_contents(text: Text, norm: Normalised) -> list[dict[str, Any]]:
+    """A property named for the contents of a credential file (``content_from_ssh_id_rsa``,
+    ``contents_of_slash_etc_slash_passwd``): the name is the request. A name for a path (``ssh_key_path``)
+    or for key material in general (``private_key``) asks nothing."""
+    folded = norm.folded
+    path = _KEY_PATH.search(folded)
+    if path is None or _KEY_CONTENT.search(folded) is None:
+        return []
+    return [finding("credential-harvest", "high", "a parameter named for the contents of a credential file", text.path,
+                    span=norm.span(path.start(), path.end()), evidence=norm.evidence(path.start(), path.end()))]
+
+
 def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
     """Harvesting, exfiltration and data collection in one string. Names and property names are not read
     here: an identifier names what the tool does (``post_webhook``, ``send_email``), it asks nothing."""
-    if text.key or text.path == "name":
+    if text.key:
+        return _named_for_contents(text, norm)
+    if text.path == "name":
         return []
     folded = norm.folded
     out: list[dict[str, Any]] = []
