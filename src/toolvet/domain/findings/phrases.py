@@ -125,8 +125,8 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"(?:\s+(?:all|any|every))?(?:\s+the)?\s+other\b(?:\s+[\w-]+){0,2}?\s+(?:tools?|servers?|functions?|plugins?"
           r"|implementations?|versions?|integrations?|connectors?|extensions?)\b"),
     _rule(_OVERRIDE, "orders the model to call another tool as a standing side step",
-          r"\b(?:you (?:must|should|need to|have to|are required to)|must|shall|always|immediately|mandatory"
-          r"|required to)\b(?!\s+(?:not|never)\b)[^.!?\n]{0,80}?\b(?:call|execute|invoke|run|trigger|calling|invoking"
+          r"\b(?:you (?:must|should|need to|have to)|must|shall|always|immediately|mandatory)\b"
+          r"(?!\s+(?:not|never)\b)[^.!?\n]{0,80}?\b(?:call|execute|invoke|run|trigger|calling|invoking"
           r"|executing|running)\s+(?:the\s+)?`?(?!this\b)[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\b",
           excused=_not_standing, keeps_underscores=True),
     _rule(_OVERRIDE, "tells the model whom to obey",

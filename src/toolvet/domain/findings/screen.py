@@ -49,12 +49,11 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("now longer mode unrestricted bound",)),
         ("phrases", ("before",)),
         # a call to another tool as a standing side step ("whenever …, you must also call send_email")
-        ("phrases", ("must should need have required always immediately mandatory shall",
+        ("phrases", ("must should need have always immediately mandatory shall",
                      "call execute invoke run trigger calling invoking executing running")),
         # setting aside the other tools ("ignore all other addition tools", "do not use the other servers")
-        ("phrases", ("ignore disregard use using avoid bypass skip", "other",
-                     "tool tools server servers function functions plugin plugins implementation implementations "
-                     "version versions integration integrations connector connectors extension extensions")),
+        # (its nouns, "tool" and "server", are in every definition: the verb and "other" are the screen)
+        ("phrases", ("ignore disregard use using avoid bypass skip", "other")),
         # secrecy
         ("phrases", ("not never without don dont", _USERS)),
         ("phrases", ("hide conceal keep withhold", _USERS)),
@@ -87,7 +86,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("harvesting", ("notify inform alert cc loop let keep", "telemetry our")),
         # a standing order to send to a destination named without an address ("the archive email")
         ("harvesting", (_SINK_WORDS, "always automatically silently secretly quietly every each background",
-                        "email mail inbox mailbox list archive webhook collector bucket")),
+                        "email mail inbox mailbox mailing distribution archive webhook collector bucket")),
         # data collection
         ("harvesting", ("conversation chat messages history user prompt instructions configuration",
                         _SINK_OR_CARRIER)),
