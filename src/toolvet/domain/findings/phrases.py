@@ -62,6 +62,8 @@ def _rule(code: str, label: str, rx: str, severity: Severity = "high", *, own_te
 def _with_underscores(norm: Normalised) -> str:
     """``norm.folded`` with ``_`` kept: the same characters at the same places (``folded`` only reads ``_`` as a
     space), unless lower-casing changed a length, then ``folded`` itself."""
+    if "_" not in norm.cased:
+        return norm.folded
     kept = "".join(c.lower() if len(c.lower()) == 1 else c for c in norm.cased)
     return kept if len(kept) == len(norm.folded) else norm.folded
 
