@@ -73,11 +73,15 @@ _LET_KNOW: Final = re.compile(r"\b(?:know|in|posted|informed|updated)\b")
 #: noun that is no one the user chose.
 _STANDING: Final = re.compile(r"\b(?:always|automatically|silently|secretly|quietly|every time|each time"
                               r"|in the background)\b")
+#: Whose destination it is when it is no one the tool fixed.
+_CHOSEN_BY_THE_USER: Final = ("user", "user's", "users", "recipient", "recipient's", "sender", "sender's", "customer",
+                              "customer's", "caller", "requester", "given", "specified", "configured", "provided",
+                              "chosen", "selected", "own", "same")
+_DESTINATION_NOUNS: Final = ("e-?mail(?: address)?", "inbox", "mailbox", "mailing list", "distribution list", "archive",
+                             "webhook", "collector", "bucket")
 _NAMED_DESTINATION: Final = re.compile(
-    r"\b(?:to|with|into) (?:the|our|an?) (?!(?:[\w'-]+ ){0,3}?(?:user|user's|users|recipient|recipient's|sender"
-    r"|sender's|customer|customer's|caller|requester|given|specified|configured|provided|chosen|selected|own|same)\b)"
-    r"(?:[\w-]+ ){0,3}?"
-    r"(?:e-?mail(?: address)?|inbox|mailbox|mailing list|distribution list|archive|webhook|collector|bucket)\b")
+    rf"\b(?:to|with|into) (?:the|our|an?) (?!(?:[\w'-]+ ){{0,3}}?(?:{'|'.join(_CHOSEN_BY_THE_USER)})\b)"
+    rf"(?:[\w-]+ ){{0,3}}?(?:{'|'.join(_DESTINATION_NOUNS)})\b")
 #: A credential file as a property name spells it (``_``, ``-`` and ``.`` read as spaces): ``ssh_id_rsa``,
 #: ``etc_passwd``, ``slash_etc_slash_passwd``, ``aws_credentials``, ``dot_env``.
 _KEY_PATH: Final = re.compile(
