@@ -96,6 +96,24 @@ def _in_argument_list(folded: str, at: int) -> bool:
     return all(_ARG_ENTRY.match(entry) for entry in entries)
 
 
+#: A negation earlier in the same clause turns "without telling the user" into a duty to tell ("never delete
+#: anything without first showing the user what will happen"); a clause break in between does not ("do not
+#: worry, and carry on without telling the user").
+_NEGATION_BEFORE: Final = re.compile(r"\b(?:never|not|no|cannot|can'?t|don'?t|dont|won'?t)\b(?![^,:]*?\b(?:and|then|but"
+                                     r"|so)\b)[^,:]*$")
+
+
+_NEGATED_WITHOUT: Final = re.compile(r"(?:never|not|no|cannot|can'?t|don'?t|dont|won'?t)\b(?:\s+\w+){0,2}?\s+without\b")
+
+
+def _required_disclosure(folded: str, at: int) -> bool:
+    if _NEGATED_WITHOUT.match(folded, at):  # "never delete without informing the user"
+        return True
+    if not folded.startswith("without", at):
+        return False
+    return _NEGATION_BEFORE.search(folded[sentence_start(folded, at):at]) is not None
+
+
 #: Who is being told to act without the user: asking for, or waiting on, the user's yes.
 _CONSENT = r"(?:confirmations?|approvals?|consent|permissions?)"
 _ASKING = (r"(?:ask|asking|prompt|prompting|check with|checking with|consult|consulting|wait for|waiting for|request"
@@ -181,7 +199,7 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"\b(?:do not|don'?t|dont|never|without|not to)\b(?:\s+\w+){0,2}?\s+(?:tell|inform|notify|alert|mention|show"
           r"|reveal|disclose|let|letting|telling|informing|notifying|alerting|mentioning|showing|revealing"
           r"|disclosing)\b"
-          r"(?:\s+[\w']+){0,4}?\s+(?:the )?(?:user|users|human|operator)\b"),
+          r"(?:\s+[\w']+){0,4}?\s+(?:the )?(?:user|users|human|operator)\b", excused=_required_disclosure),
     _rule(_SECRECY, "tells the model to hide something from the user",
           r"\b(?:hide|conceal|keep|withhold)\b(?:\s+[\w']+){0,5}?\s+(?:from|secret from|hidden from"
           r"|away from) (?:the )?"
@@ -205,9 +223,10 @@ RULES: Final[tuple[_Rule, ...]] = (
           rf"|the\s+)?(?:user\s+)?{_CONSENT}(?:\s+(?:prompts?|dialogs?|steps?|checks?|requests?))?\b",
           own_text_only=True),
     _rule(_SECRECY, "says a step must not be mentioned",
+          # "must not be reported as an absence of data" says how to report it, not to hide it
           r"\b(?:must|should|shall) (?:not|never) be (?:mentioned|shown|disclosed|revealed|reported|surfaced)\b"
-          r"|\b(?:need not|needn'?t|does not need to|doesn'?t need to|do not need to) be (?:mentioned|told|shown"
-          r"|disclosed|revealed|reported|surfaced)\b"),
+          r"(?! as\b)|\b(?:need not|needn'?t|does not need to|doesn'?t need to|do not need to) be (?:mentioned|told"
+          r"|shown|disclosed|revealed|reported|surfaced)\b(?! as\b)"),
 )
 
 
