@@ -130,7 +130,8 @@ def _named_for_contents(text: Text, norm: Normalised) -> list[dict[str, Any]]:
 
 def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
     """Harvesting, exfiltration and data collection in one string. Names and property names are not read
-    here: an identifier names what the tool does (``post_webhook``, ``send_email``), it asks nothing."""
+    here: an identifier names what the tool does (``post_webhook``, ``send_email``), it asks nothing; only
+    a property named for a credential file's contents is (:func:`_named_for_contents`)."""
     if text.key:
         return _named_for_contents(text, norm)
     if text.path == "name":
