@@ -16,17 +16,23 @@ _QUOTED: Final = re.compile(r"""(?<![a-z0-9])(?:"[^"\n]{1,300}"|'[^'\n]{1,300}'(
 _LABEL: Final = re.compile(
     r"(?<![./\w-])(?:e\.? ?g\b|for example|for instance|such as|examples?|like|phrases?|patterns?|detects?"
     r"|detected|detecting"
-    r"|detection|flags?|flagged|attackers?|might (?:say|write)|may (?:say|write)|would (?:say|write)|known as|called"
+    r"|detection|flags?|flagged|attackers?|might (?:say|write)|may (?:say|write)|would (?:say|write)|known as"
+    # "a technique called …" labels; "whenever list_files is called" is a verb
+    r"|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )(?<!\bgets )(?<!\bget )called"
     r"|red flags?|quotes?|quoting|mentions?|warns? about|recogni[sz]e|looks? for|strings? like|samples?)\b"
 )
-_SENTENCE_END: Final = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?;]\s|\n")
+#: A sentence ends at ``.``, ``!``, ``?`` or ``;`` before a space or before markup (``quote.<!-- …``: the
+#: comment is not part of the sentence before it), and at a line break.
+_SENTENCE_END: Final = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?;](?:\s|(?=<))|\n")
 
 
 def sentence_start(text: str, at: int) -> int:
     """Where the sentence holding ``text[at]`` starts."""
     start = 0
-    for m in _SENTENCE_END.finditer(text, 0, at):
-        start = m.end()
+    # One character past ``at`` is searched so that a stop right before the markup at ``at`` is seen.
+    for m in _SENTENCE_END.finditer(text, 0, min(len(text), at + 1)):
+        if m.end() <= at:
+            start = m.end()
     return start
 
 
@@ -36,9 +42,11 @@ def sentence_end(text: str, at: int) -> int:
 
 
 def quoted(text: str, start: int, end: int) -> bool:
-    """True when ``text[start:end]`` lies inside a pair of quotes."""
+    """True when ``text[start:end]`` lies inside a pair of quotes. Quotes right after ``=`` hold an argument's
+    value (``path='/etc/passwd'``, ``mode="…"``): that is how a call is written, not a quotation."""
     lo = max(0, start - 300)
-    return any(m.start() < start and end <= m.end() for m in _QUOTED.finditer(text, lo, min(len(text), end + 300)))
+    return any(m.start() < start and end <= m.end() and not text[max(0, m.start() - 8):m.start()].rstrip().endswith("=")
+               for m in _QUOTED.finditer(text, lo, min(len(text), end + 300)))
 
 
 def labelled(text: str, start: int) -> bool:

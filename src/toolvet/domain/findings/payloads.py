@@ -33,7 +33,8 @@ _SHELL: Final = re.compile(
     r"|/dev/tcp/|\bnc\b[^|\n]{0,40}\s-e\s|\bmkfifo\b|\bpowershell(?:\.exe)?\b[^|\n]{0,40}\s-(?:enc|encodedcommand|e|ec)\b"
     r"|\biex\s*\(|\bexec\s*\([^)\n]{0,80}(?:urlopen|requests\.get|urllib)|\beval\s*\([^)\n]{0,80}(?:atob|base64|urlopen"
     r"|fetch)|\bbase64\s+(?:-d|--decode|-D)\b[^|\n]{0,40}\|\s*(?:ba|z)?sh\b|\brm\s+-(?:rf|fr|r)\s+(?:~|/|\$home|\*)"
-    r"|\bchmod\s+\+x\s+/tmp/\S+\s*(?:&&|;)\s*/tmp/",
+    r"|\bchmod\s+\+x\s+/tmp/\S+\s*(?:&&|;)\s*/tmp/"
+    r"|\b(?:chmod|chown)\s+(?:-\w+\s+)*-\w*R\w*\s+(?:-\w+\s+)*\S+\s+(?:~|/|\$home)(?=[\s;&|`'\"/]|$)",
     re.IGNORECASE,
 )
 

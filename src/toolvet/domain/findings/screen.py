@@ -57,14 +57,26 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("prompt instructions configuration rules",)),
         ("phrases", ("now longer mode unrestricted bound",)),
         ("phrases", ("before",)),
+        # a call to another tool as a standing side step ("whenever …, you must also call send_email")
+        ("phrases", ("must should need have always immediately mandatory shall",
+                     "call execute invoke run trigger calling invoking executing running")),
+        # setting aside the other tools ("ignore all other addition tools", "do not use the other servers")
+        # (its nouns, "tool" and "server", are in every definition: the verb and "other" are the screen)
+        ("phrases", ("ignore disregard use using avoid bypass skip", "other")),
         # secrecy
         ("phrases", ("not never without don dont", _USERS)),
         ("phrases", ("hide conceal keep withhold", _USERS)),
         ("phrases", ("mentioned shown disclosed revealed reported surfaced",)),
+        ("phrases", ("need needn reason unnecessary necessary have", _USERS)),
+        ("phrases", ("need needn", "mentioned told shown disclosed revealed reported surfaced")),
+        # acting without the user's confirmation, or skipping it
+        ("phrases", ("confirmation confirmations approval approvals consent permission permissions",
+                     "never not don dont need without skip bypass suppress disable omit avoid")),
         # role lines, banners, bracketed notes (tags and template tokens need "<", a mark)
         ("phrases", ("system assistant developer admin",)),
         ("phrases", ("system admin developer assistant important internal",)),
         ("phrases", ("assistant system ai model llm hidden internal agent inst",)),
+        ("phrases", ("system sys assistant inst instruction instructions prompt",)),
         # sensitive paths (alone: an info finding): a word that names one, or an everyday word with the word
         # that makes it a path ("secrets" alone is no path, "secrets.yaml" is)
         ("harvesting", ("ssh rsa dsa ecdsa ed25519 aws gcloud kube env npmrc pypirc netrc pgpass docker claude mcp "
@@ -80,6 +92,10 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
         ("harvesting", ("http https",)),
+        ("harvesting", ("notify inform alert cc loop let keep", "telemetry our")),
+        # a standing order to send to a destination named without an address ("the archive email")
+        ("harvesting", (_SINK_WORDS, "always automatically silently secretly quietly every each background",
+                        "email mail inbox mailbox mailing distribution archive webhook collector bucket")),
         # data collection
         ("harvesting", ("conversation chat messages history user prompt instructions configuration",
                         _SINK_OR_CARRIER)),
