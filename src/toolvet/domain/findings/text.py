@@ -124,7 +124,10 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
             origin.append(i)
             continue
         out = ch if ch.isascii() else _fold(ch)
-        if not ch.isascii() and out.isascii() and out.isalpha() and "LATIN" not in unicodedata.name(ch, "LATIN"):
+        # Only a letter of another script imitates a Latin one: a sign that folds to a letter ("×" to "x")
+        # is no letter, and "age×0.02" no mixed-script word.
+        if (not ch.isascii() and ch.isalpha() and out.isascii() and out.isalpha()
+                and "LATIN" not in unicodedata.name(ch, "LATIN")):
             folded_at.append(len(chars))
         for c in out:
             chars.append(c)
