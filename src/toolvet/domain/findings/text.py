@@ -124,8 +124,8 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
             origin.append(i)
             continue
         out = ch if ch.isascii() else _fold(ch)
-        # Only a letter of another script imitates a Latin one: a sign that folds to a letter ("×" to "x")
-        # is no letter, and "age×0.02" no mixed-script word.
+        # Only a letter of another script imitates a Latin one: a sign that folds to a letter (U+00D7, the
+        # multiplication sign, folds to "x") is no letter, and a word it joins to a number is no mixed word.
         if (not ch.isascii() and ch.isalpha() and out.isascii() and out.isalpha()
                 and "LATIN" not in unicodedata.name(ch, "LATIN")):
             folded_at.append(len(chars))
