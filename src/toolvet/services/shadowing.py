@@ -51,7 +51,8 @@ def _select_candidates(dialect: Dialect, slots: int) -> _Compiled:
     """:func:`_compile_candidates`, compiled once per kind of dialect (its class, parameter style and server
     version: all that this statement's SQL depends on) and number of slots, not once per engine, so a
     process that opens another engine (a Context opened again) does not compile it anew (37 ms for 2,048
-    slots). Slots are powers of two up to MAX_NAMES: a dozen entries per kind of dialect at most."""
+    slots): SQLAlchemy does not cache a statement holding a VALUES list, and compiling it cost more than
+    running it. Slots are powers of two up to MAX_NAMES: a dozen entries per kind of dialect at most."""
     key = (type(dialect), dialect.paramstyle, dialect.server_version_info, slots)
     found = _CANDIDATES.get(key)
     if found is None:
@@ -62,10 +63,7 @@ def _select_candidates(dialect: Dialect, slots: int) -> _Compiled:
 def _compile_candidates(dialect: Dialect, slots: int) -> _Compiled:
     """The SQL (and its positional parameter order) of the live tools bearing each of the names bound as
     ``p_name_0`` .. ``p_name_{slots-1}``, the PER_NAME + 1 earliest per name, whatever their server: a
-    server has one tool of a name, so leaving out the pass's own still leaves PER_NAME of the others.
-
-    Compiled here once per dialect and number of slots: SQLAlchemy does not cache a statement holding a
-    VALUES list, and compiling it cost more than running it."""
+    server has one tool of a name, so leaving out the pass's own still leaves PER_NAME of the others."""
     wanted = (values(column("name", String), name="wanted")
               .data([(bindparam(f"p_name_{i}", type_=String),) for i in range(slots)]).cte("wanted"))
     earliest = (select(_OTHER.c.id)

@@ -85,27 +85,21 @@ def header_findings(definition: dict[str, Any]) -> list[dict[str, Any]]:
     schema = definition.get("inputSchema")
     if not isinstance(schema, dict):
         return []
-    found: list[dict[str, Any]] = []
+    annotated: list[tuple[str, str, Any]] = []
+    _annotated(schema, "inputSchema", annotated)
     reason = _invalid()(schema)
     if reason is not None:
-        annotated: list[tuple[str, str, Any]] = []
-        _annotated(schema, "inputSchema", annotated)
         injects = any(isinstance(token, str) and any(ord(c) < 32 or ord(c) == 127 for c in token)
                       for _, _, token in annotated)
-        found.append(finding(
+        # The annotations then mirror nothing, so no argument reaches a header: this is the one finding.
+        return [finding(
             "header-declaration", "high" if injects else "warning",
             f"an x-mcp-header annotation the protocol forbids ({reason}): conforming clients drop the tool"
             + ("; its header name holds a control character, which would inject a header into the request"
                if injects else ""),
-            "inputSchema", evidence=reason))
-        return found  # the annotations mirror nothing, so no argument reaches a header
-    annotated = []
-    _annotated(schema, "inputSchema", annotated)
-    for where, name, token in annotated:
-        if isinstance(token, str) and _names_a_secret(name, token):
-            found.append(finding(
-                "sensitive-header", "warning",
-                f"argument {name!r} looks like a credential and is mirrored into the HTTP header "
-                f"Mcp-Param-{token}, which every intermediary on the way can read", f"{where}.{ANNOTATION}",
-                span=(0, len(token)), evidence=token))
-    return found
+            "inputSchema", evidence=reason)]
+    return [finding("sensitive-header", "warning",
+                    f"argument {name!r} looks like a credential and is mirrored into the HTTP header "
+                    f"Mcp-Param-{token}, which every intermediary on the way can read", f"{where}.{ANNOTATION}",
+                    span=(0, len(token)), evidence=token)
+            for where, name, token in annotated if isinstance(token, str) and _names_a_secret(name, token)]
