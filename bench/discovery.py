@@ -19,15 +19,24 @@ A sweep of this size writes through toolvet's discovery writer process (``servic
 CPU is reported for this process and for the writer, and the no-change pass's writes are counted in
 both (statement events on each process's engine).
 
+With ``--findings-cost R`` it measures instead what the findings cost a first pass: R rounds, each a
+first pass on a fresh registry with the findings and one without them (``bench/findings_off.py``, in
+this process and in the writer process), in alternating order, and the ratio of the median wall times
+against the target (at most 15 % slower). ``--distinct-names`` serves every server's tools under names
+of its own: the farm is otherwise a fleet (each name borne by a quarter of the servers, a tool nearly
+copying those of its name), the cross-server check's worst case.
+
 It reports figures beside their targets and exits 0 whether or not a target is met; it exits non-zero
 only when something broke (a run not ``ok``, a wrong tool count, the farm not starting).
 
-Run: ``python bench/discovery.py [--servers 1000] [--tools 50] [--concurrency 16] [--json]``.
+Run: ``python bench/discovery.py [--servers 1000] [--tools 50] [--concurrency 16] [--json]``;
+``python bench/discovery.py --servers 200 --findings-cost 3 [--distinct-names]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -51,6 +60,7 @@ import httpx2
 from cryptography.fernet import Fernet
 from sqlalchemy import event, func, select
 
+from findings_off import findings_off, switch_off
 from toolvet.db.models import Tool
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import servers
@@ -70,6 +80,13 @@ BASELINE_RUNS: Final = 3  # before, between and after the passes: their median i
 TARGET_FIRST_PASS: Final = 3.0  # first pass / baseline
 TARGET_NO_CHANGE: Final = 2.0  # no-change pass / baseline
 TARGET_RSS_MB: Final = 400.0
+TARGET_FINDINGS_COST: Final = 1.15  # first pass with the findings / without them
+#: "off" in the environment of a writer process started for a registry without the findings: the writer
+#: (spawned) imports this script again as its main module, and switches them off there too.
+FINDINGS_ENV: Final = "TOOLVET_BENCH_FINDINGS"
+
+if os.environ.get(FINDINGS_ENV) == "off":
+    switch_off()
 
 
 class BenchError(Exception):
@@ -86,6 +103,8 @@ class Config:
     concurrency: int
     database_url: str | None
     as_json: bool
+    distinct_names: bool = False  # no tool name shared by two servers (the farm is otherwise a fleet)
+    findings_cost: int = 0  # rounds of first passes with and without the findings (0: the passes)
 
 
 @dataclass
@@ -241,7 +260,8 @@ def running_farm(config: Config, workdir: Path) -> Iterator[Farm]:
     port = _free_port()
     log = workdir / "farm.log"
     command = [sys.executable, str(FARM), "--port", str(port), "--servers", str(config.servers),
-               "--tools", str(config.tools), "--page-size", str(config.page_size)]
+               "--tools", str(config.tools), "--page-size", str(config.page_size),
+               *(["--distinct-names"] if config.distinct_names else [])]
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
     try:
@@ -530,6 +550,88 @@ async def measure(config: Config) -> Report:
                   [b.seconds for b in baselines])
 
 
+# ----------------------------------------------------------------------------- what findings cost
+
+
+@dataclass
+class FindingsCost:
+    """First passes with the findings and without them, in the order they ran."""
+
+    config: Config
+    runs: list[tuple[bool, Phase]]  # (with the findings, the first pass)
+
+    def walls(self, findings: bool) -> list[float]:
+        return [p.seconds for f, p in self.runs if f is findings]
+
+    def writer_cpus(self, findings: bool) -> list[float]:
+        return [p.writer_cpu_seconds for f, p in self.runs if f is findings]
+
+    @property
+    def ratio(self) -> float:
+        """Median wall time of a first pass with the findings over that of one without."""
+        return statistics.median(self.walls(True)) / statistics.median(self.walls(False))
+
+    @property
+    def writer_ratio(self) -> float:
+        return statistics.median(self.writer_cpus(True)) / statistics.median(self.writer_cpus(False))
+
+    @property
+    def target(self) -> Target:
+        return Target("first pass with findings / without", self.ratio, TARGET_FINDINGS_COST, "x")
+
+
+async def _first_pass(config: Config, farm: Farm, home: Path, *, findings: bool) -> Phase:
+    """One first pass on a fresh registry in ``home``, with the findings or without them."""
+    if not findings:
+        os.environ[FINDINGS_ENV] = "off"  # for the writer process the pass starts
+    try:
+        with findings_off() if not findings else contextlib.nullcontext():
+            ctx = await anyio.to_thread.run_sync(open_registry, config, home)
+            try:
+                await anyio.to_thread.run_sync(register_servers, ctx, config, farm.base)
+                return await timed_discover(ctx, config, farm, "with findings" if findings else "without",
+                                            first=True)
+            finally:
+                ctx.close()
+    finally:
+        os.environ.pop(FINDINGS_ENV, None)
+
+
+async def measure_findings_cost(config: Config) -> FindingsCost:
+    """``config.findings_cost`` rounds of a first pass with the findings and one without, alternating
+    which goes first, each on a registry of its own."""
+    runs: list[tuple[bool, Phase]] = []
+    with tempfile.TemporaryDirectory(prefix="toolvet-bench-") as tmp, running_farm(config, Path(tmp)) as farm:
+        for number in range(config.findings_cost):
+            for findings in (True, False) if number % 2 == 0 else (False, True):
+                home = Path(tmp) / f"round-{number}-{'on' if findings else 'off'}"
+                home.mkdir()
+                runs.append((findings, await _first_pass(config, farm, home, findings=findings)))
+    return FindingsCost(config, runs)
+
+
+def render_findings_cost(cost: FindingsCost) -> str:
+    c = cost.config
+    names = "every server's names its own" if c.distinct_names else "names shared by a fleet of servers"
+    lines = [f"toolvet discovery benchmark, what the findings cost a first pass: {c.servers} servers x "
+             f"{c.tools} tools, {names}, {c.findings_cost} rounds, concurrency {c.concurrency}", "",
+             f"{'first pass':<16}{'wall':>11}{'CPU':>11}{'writer':>11}{'farm':>11}"]
+    for _, p in cost.runs:
+        lines.append(f"{p.name:<16}{p.seconds:>9.2f} s{p.cpu_seconds:>9.2f} s{p.writer_cpu_seconds:>9.2f} s"
+                     f"{p.farm_cpu_seconds:>9.2f} s")
+    t = cost.target
+    lines += ["", f"with findings / without (medians): wall {cost.ratio:.2f}x (target <= {t.limit:g}x: "
+              f"{'PASS' if t.passed else 'FAIL'}), writer CPU {cost.writer_ratio:.2f}x"]
+    return "\n".join(lines)
+
+
+def render_findings_cost_json(cost: FindingsCost) -> str:
+    config = {k: v for k, v in asdict(cost.config).items() if k != "as_json"}
+    return json.dumps({"config": config, "runs": [{"findings": f, **asdict(p)} for f, p in cost.runs],
+                       "wall_ratio": round(cost.ratio, 3), "writer_cpu_ratio": round(cost.writer_ratio, 3),
+                       "target": {**asdict(cost.target), "passed": cost.target.passed}}, indent=2)
+
+
 # ---------------------------------------------------------------------------------------- output
 
 
@@ -604,16 +706,29 @@ def parse_args(argv: list[str] | None = None) -> Config:
     parser.add_argument("--database-url", default=None,
                         help="an EMPTY database to use (default: a fresh SQLite file in a temp dir)")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--distinct-names", action="store_true",
+                        help="every server's tools under names of its own (default: a fleet sharing names)")
+    parser.add_argument("--findings-cost", type=int, default=0, metavar="R",
+                        help="instead of the passes: R rounds of a first pass with the findings and without")
     args = parser.parse_args(argv)
     for name in ("servers", "tools", "page_size", "concurrency"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
-    return Config(args.servers, args.tools, args.page_size, args.concurrency, args.database_url, args.as_json)
+    if args.findings_cost < 0:
+        parser.error("--findings-cost must be at least 0")
+    if args.findings_cost and args.database_url:
+        parser.error("--findings-cost opens a fresh SQLite registry per pass; it takes no --database-url")
+    return Config(args.servers, args.tools, args.page_size, args.concurrency, args.database_url, args.as_json,
+                  args.distinct_names, args.findings_cost)
 
 
 def main(argv: list[str] | None = None) -> int:
     config = parse_args(argv)
     try:
+        if config.findings_cost:
+            cost = anyio.run(measure_findings_cost, config)
+            print(render_findings_cost_json(cost) if config.as_json else render_findings_cost(cost))
+            return 0
         report = anyio.run(measure, config)
     except BenchError as exc:
         print(f"benchmark broken: {exc}", file=sys.stderr)

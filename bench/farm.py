@@ -41,19 +41,25 @@ _DESTRUCTIVE_VERBS: Final = frozenset({"delete", "archive"})
 # ------------------------------------------------------------------------------------ definitions
 
 
-def tool_name(server: int, index: int) -> str:
-    """The name of tool ``index`` of ``server``: a verb_noun pair, rotated per server, unique per server."""
+def tool_name(server: int, index: int, *, distinct: bool = False) -> str:
+    """The name of tool ``index`` of ``server``: a verb_noun pair, rotated per server, unique per server.
+
+    The farm is a fleet: its 200 pairs are shared by every server, so each name is borne by about a
+    quarter of the servers, and a tool nearly copies those of its name in the same workspace (one
+    vendor's server deployed many times). ``distinct``: the server's number appended, so no name is
+    shared (servers of different software)."""
     combos = len(_VERBS) * len(_NOUNS)
     slot = (index + server * 7) % combos
     name = f"{_VERBS[slot % len(_VERBS)]}_{_NOUNS[slot // len(_VERBS)]}"
-    return name if index < combos else f"{name}_{index // combos}"
+    name = name if index < combos else f"{name}_{index // combos}"
+    return f"{name}_s{server}" if distinct else name
 
 
-def tool_definition(server: int, index: int) -> dict[str, Any]:
+def tool_definition(server: int, index: int, *, distinct: bool = False) -> dict[str, Any]:
     """A realistic tool object: title, a 100-200 character description, a 3-4 property input schema with
-    ``required``, and annotations. Deterministic in (server, index)."""
-    name = tool_name(server, index)
-    verb, _, noun = name.partition("_")
+    ``required``, and annotations. Deterministic in (server, index); ``distinct`` as for :func:`tool_name`."""
+    name = tool_name(server, index, distinct=distinct)
+    verb, _, noun = tool_name(server, index).partition("_")
     noun = noun.rstrip("_0123456789").replace("_", " ")
     domain = _DOMAINS[(server + index) % len(_DOMAINS)]
     properties: dict[str, Any] = {
@@ -103,9 +109,10 @@ def discover_result(server: int) -> dict[str, Any]:
     }
 
 
-def page_results(server: int, tools: int, page_size: int) -> dict[str | None, dict[str, Any]]:
+def page_results(server: int, tools: int, page_size: int, *,
+                 distinct: bool = False) -> dict[str | None, dict[str, Any]]:
     """The ``tools/list`` results of ``server`` keyed by the cursor that asks for them (None: first page)."""
-    definitions = [tool_definition(server, j) for j in range(tools)]
+    definitions = [tool_definition(server, j, distinct=distinct) for j in range(tools)]
     starts = list(range(0, max(tools, 1), page_size))
     pages: dict[str | None, dict[str, Any]] = {}
     for number, start in enumerate(starts):
@@ -127,12 +134,13 @@ class FarmServer:
     pages: dict[str | None, bytes]
 
 
-def build_servers(servers: int, tools: int, page_size: int) -> list[FarmServer]:
+def build_servers(servers: int, tools: int, page_size: int, *, distinct: bool = False) -> list[FarmServer]:
     """Serialise every server's answers once."""
     return [
         FarmServer(
             discover=_dumps(discover_result(i)),
-            pages={cursor: _dumps(result) for cursor, result in page_results(i, tools, page_size).items()},
+            pages={cursor: _dumps(result)
+                   for cursor, result in page_results(i, tools, page_size, distinct=distinct).items()},
         )
         for i in range(servers)
     ]
@@ -233,8 +241,9 @@ def main() -> None:
     parser.add_argument("--servers", type=int, default=1000)
     parser.add_argument("--tools", type=int, default=50)
     parser.add_argument("--page-size", type=int, default=50)
+    parser.add_argument("--distinct-names", action="store_true", help="no tool name shared by two servers")
     args = parser.parse_args()
-    app = farm_app(build_servers(args.servers, args.tools, args.page_size))
+    app = farm_app(build_servers(args.servers, args.tools, args.page_size, distinct=args.distinct_names))
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False,
                 lifespan="on", http="h11", ws="none", backlog=4096, timeout_keep_alive=KEEP_ALIVE_SECONDS)
 

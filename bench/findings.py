@@ -30,6 +30,7 @@ Run: ``python bench/findings.py [--repeat 5] [--farm 2000] [--writes 200] [--jso
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import statistics
@@ -48,6 +49,7 @@ sys.path.insert(0, str(ROOT / "bench"))  # farm
 from tests.corpus import Entry, Score, findings_of, flagged, load, score  # noqa: E402
 
 from farm import tool_definition  # noqa: E402
+from findings_off import findings_off  # noqa: E402
 from toolvet.domain.findings import static_findings  # noqa: E402
 from toolvet.domain.findings.screen import needed  # noqa: E402
 from toolvet.jsontext import compact  # noqa: E402
@@ -114,9 +116,8 @@ def _write_once(servers: int, *, findings: bool, fleet: bool = True) -> float:
     from sqlalchemy import select
 
     from toolvet.db.models import Server
-    from toolvet.domain import reconcile
     from toolvet.domain.listing import Listing
-    from toolvet.services import discovery_writes, shadowing
+    from toolvet.services import discovery_writes
     from toolvet.services import servers as server_service
     from toolvet.services.auth import Principal, Role
     from toolvet.services.context import Context
@@ -125,13 +126,10 @@ def _write_once(servers: int, *, findings: bool, fleet: bool = True) -> float:
     admin = Principal(actor="bench:admin", role=Role.ADMIN)
     listings = []
     for index in range(servers):
-        tools = [tool_definition(index, j) for j in range(50)]
-        if not fleet:
-            tools = [{**t, "name": f"{t['name']}_s{index}"} for t in tools]
+        tools = [tool_definition(index, j, distinct=not fleet) for j in range(50)]
         digest = hashlib.sha256(compact(tools).encode()).hexdigest()
         listings.append(Listing("ok", tools, None, "2026-07-28", {"name": f"farm-{index}", "version": "1.0.0"},
                                 {"tools": {}}, None, 1, digest))
-    saved = reconcile.static_findings, shadowing.CrossServer.add_findings
     with tempfile.TemporaryDirectory(prefix="toolvet-bench-") as tmp:
         ctx = Context.open(Settings(home=Path(tmp), secret_key=Fernet.generate_key().decode()))
         try:
@@ -140,22 +138,19 @@ def _write_once(servers: int, *, findings: bool, fleet: bool = True) -> float:
                                                           "url": f"http://127.0.0.1:9/s/{index}/mcp"})
             with ctx.db.engine.begin() as conn:
                 ids = conn.execute(select(Server.id, Server.name).order_by(Server.id)).all()
-            if not findings:
-                reconcile.static_findings = lambda definition, text=None: []  # type: ignore[assignment]
-                shadowing.CrossServer.add_findings = lambda *args: None  # type: ignore[method-assign]
             # As discovery's writer process writes a sweep's first pass: the listings waiting together,
             # GROUP_TOOLS tools' worth per transaction (discovery_writes.apply_listings).
-            start = time.process_time()
-            outcomes = discovery_writes.apply_listings(ctx, [
-                (server_id, name, listing, datetime.now(UTC), "bench", None, False)
-                for (server_id, name), listing in zip(ids, listings, strict=True)])
-            spent = time.process_time() - start
+            with findings_off() if not findings else contextlib.nullcontext():
+                start = time.process_time()
+                outcomes = discovery_writes.apply_listings(ctx, [
+                    (server_id, name, listing, datetime.now(UTC), "bench", None, False)
+                    for (server_id, name), listing in zip(ids, listings, strict=True)])
+                spent = time.process_time() - start
             failed = [o for o in outcomes if isinstance(o, Exception)]
             if failed:
                 raise RuntimeError(f"{len(failed)} listings failed to apply, the first: {failed[0]!r}")
             return spent
         finally:
-            reconcile.static_findings, shadowing.CrossServer.add_findings = saved
             ctx.close()
 
 
