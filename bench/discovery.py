@@ -572,8 +572,10 @@ class FindingsCost:
         return statistics.median(self.walls(True)) / statistics.median(self.walls(False))
 
     @property
-    def writer_ratio(self) -> float:
-        return statistics.median(self.writer_cpus(True)) / statistics.median(self.writer_cpus(False))
+    def writer_ratio(self) -> float | None:
+        """The same for the writer process's CPU; None when the passes had none (a sweep too small)."""
+        without = statistics.median(self.writer_cpus(False))
+        return statistics.median(self.writer_cpus(True)) / without if without > 0 else None
 
     @property
     def target(self) -> Target:
@@ -621,14 +623,17 @@ def render_findings_cost(cost: FindingsCost) -> str:
                      f"{p.farm_cpu_seconds:>9.2f} s")
     t = cost.target
     lines += ["", f"with findings / without (medians): wall {cost.ratio:.2f}x (target <= {t.limit:g}x: "
-              f"{'PASS' if t.passed else 'FAIL'}), writer CPU {cost.writer_ratio:.2f}x"]
+              f"{'PASS' if t.passed else 'FAIL'})"
+              + (f", writer CPU {cost.writer_ratio:.2f}x" if cost.writer_ratio is not None else
+                 " (no writer process: the sweep is below discovery_writer_min_servers)")]
     return "\n".join(lines)
 
 
 def render_findings_cost_json(cost: FindingsCost) -> str:
     config = {k: v for k, v in asdict(cost.config).items() if k != "as_json"}
+    writer = cost.writer_ratio
     return json.dumps({"config": config, "runs": [{"findings": f, **asdict(p)} for f, p in cost.runs],
-                       "wall_ratio": round(cost.ratio, 3), "writer_cpu_ratio": round(cost.writer_ratio, 3),
+                       "wall_ratio": round(cost.ratio, 3), "writer_cpu_ratio": writer and round(writer, 3),
                        "target": {**asdict(cost.target), "passed": cost.target.passed}}, indent=2)
 
 
