@@ -13,11 +13,14 @@ Everything the client layer is needed for stays on the httpx2 client: a URL a pr
 environment applies to (``HTTP_PROXY``/``HTTPS_PROXY``/``NO_PROXY``, read by the standard library's
 own functions), a URL with userinfo or with characters httpx2 would rewrite, and any redirect (the
 POST is sent again through the client, which follows it within the origin). Same stack, same TLS
-settings (``httpx2.create_ssl_context``), same exceptions: httpcore2's are turned into httpx2's.
+settings (``httpx2.create_ssl_context``, see :func:`tls_context`), same exceptions: httpcore2's are
+turned into httpx2's.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import select
 import ssl
 import urllib.request
@@ -35,7 +38,7 @@ from toolvet.upstream.guard import AddressGuard, Refused
 
 __all__ = [
     "FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "DirectRoute", "GuardedBackend", "GuardedTransport",
-    "proxy_mounts",
+    "proxy_mounts", "tls_context",
 ]
 
 #: A buffered request goes out at once when it reaches this size.
@@ -192,6 +195,20 @@ def _direct(url: str, proxies: Mapping[str, str]) -> bool:
     return bool(urllib.request.proxy_bypass(parts.hostname))  # NO_PROXY, read by the standard library
 
 
+def tls_context() -> ssl.SSLContext:
+    """httpx2's default TLS context (``httpx2.create_ssl_context()``: certificates verified against the
+    system's authorities, or those ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` name), made once per process for
+    each pair of those values rather than once per connection pool. Loading the authorities takes about
+    20 ms, and every upstream client has two pools: each discovery sweep paid it twice. One context
+    serves any number of connections; toolvet never changes it after it is made."""
+    return _tls_context_for(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context_for(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx2.create_ssl_context()  # reads the two variables itself
+
+
 @dataclass(frozen=True, slots=True)
 class _Route:
     """A URL the direct route takes, parsed once: for httpcore2, and as the request httpx2's
@@ -207,7 +224,7 @@ class DirectRoute:
     def __init__(self, guard: AddressGuard, *, max_connections: int | None = 256,
                  max_keepalive_connections: int = 256, keepalive_expiry: float = 4.0) -> None:
         self.pool = httpcore2.AsyncConnectionPool(
-            ssl_context=httpx2.create_ssl_context(), max_connections=max_connections,
+            ssl_context=tls_context(), max_connections=max_connections,
             max_keepalive_connections=max_keepalive_connections, keepalive_expiry=keepalive_expiry,
             network_backend=CoalescingBackend(GuardedBackend(guard)),
         )
@@ -274,7 +291,7 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
     def __init__(self, guard: AddressGuard, *, max_connections: int | None = 256,
                  max_keepalive_connections: int = 256, keepalive_expiry: float = 4.0) -> None:
         self.pool = httpcore2.AsyncConnectionPool(
-            ssl_context=httpx2.create_ssl_context(), max_connections=max_connections,
+            ssl_context=tls_context(), max_connections=max_connections,
             max_keepalive_connections=max_keepalive_connections, keepalive_expiry=keepalive_expiry,
             network_backend=GuardedBackend(guard),
         )
