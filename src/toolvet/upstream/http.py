@@ -305,16 +305,11 @@ class HttpChannel:
             raise ChannelError(f"response body of {declared} bytes exceeds {self.max_response_bytes} bytes")
         chunks: list[bytes] = []
         total = 0
-        # An uncompressed body (what toolvet asks for) is its raw bytes: httpx2's decoding layer,
-        # which passes them through unchanged, is skipped (a generator and two contexts per call).
-        encoding = response.headers.get("content-encoding", "identity").strip().lower()
-        raw = encoding in ("", "identity") and not response.is_stream_consumed
-        async with contextlib.aclosing(response.aiter_raw() if raw else response.aiter_bytes()) as body:
-            async for chunk in body:
-                total += len(chunk)
-                if total > self.max_response_bytes:
-                    raise ChannelError(f"response body exceeds {self.max_response_bytes} bytes")
-                chunks.append(chunk)
+        async for chunk in response.aiter_bytes():
+            total += len(chunk)
+            if total > self.max_response_bytes:
+                raise ChannelError(f"response body exceeds {self.max_response_bytes} bytes")
+            chunks.append(chunk)
         return b"".join(chunks)
 
     async def _read_events(self, request_id: int, response: httpx2.Response, hooks: Hooks) -> dict[str, Any]:
