@@ -16,9 +16,10 @@ than wall time on a shared machine.
 ``--baseline SRC`` adds a third side: a second ``toolvet serve`` run from another copy of toolvet's
 code (``PYTHONPATH=SRC``, e.g. an unchanged worktree's ``src``; ``--baseline-hide MODULE`` makes an
 installed package unimportable to it), on its own database, in front of the same upstream, its blocks
-interleaved with the other two. It prints that side's figures too and each toolvet's CPU per call over
-the other's: two versions compared in the same minutes, on the same upstream, however the machine's
-speed drifts.
+interleaved with the other two. It prints that side's figures too and toolvet's CPU per call over the
+baseline's: two versions compared in the same minutes, on the same upstream, however the machine's
+speed drifts. Give it a number of ``--rounds`` divisible by three (each side then goes first equally
+often): with five, the same code on both sides read about 5 % apart.
 
 ``--transport stdio`` runs the same comparison over stdio: the upstream is the same server run as a
 child process, called directly by the SDK's ``Client`` over its own stdio pipe and, through toolvet,

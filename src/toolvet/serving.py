@@ -94,8 +94,8 @@ def loop_options() -> dict[str, Any]:
 def http_protocol() -> str:
     """uvicorn's HTTP/1.1 implementation for ``toolvet serve``: httptools (uvicorn's own fast parser, a
     dependency) where it is installed, h11 elsewhere. uvicorn's "auto" makes the same choice; naming
-    it says which one toolvet is measured and tested on, and an environment without httptools still
-    serves, on h11.
+    it makes it toolvet's (as :func:`loop_options` does for the loop), and an environment without
+    httptools still serves, on h11.
 
     httptools parses each request in C where h11 runs in Python: 5-11 % less of toolvet's CPU per
     gateway call, against the same code on h11 in the same run (docs/benchmarks.md, Gateway, Round 9)."""
