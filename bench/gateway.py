@@ -13,12 +13,21 @@ toolvet <= 2.0x direct at concurrency 1; calls/s via toolvet >= 0.5x direct at c
 spent per call over toolvet's blocks, beside the HTTP upstream's per call over the direct blocks: steadier
 than wall time on a shared machine.
 
+``--baseline SRC`` adds a third side: a second ``toolvet serve`` run from another copy of toolvet's
+code (``PYTHONPATH=SRC``, e.g. an unchanged worktree's ``src``; ``--baseline-hide MODULE`` makes an
+installed package unimportable to it), on its own database, in front of the same upstream, its blocks
+interleaved with the other two. It prints that side's figures too and toolvet's CPU per call over the
+baseline's: two versions compared in the same minutes, on the same upstream, however the machine's
+speed drifts. Give it a number of ``--rounds`` divisible by three (each side then goes first equally
+often): with five, the same code on both sides read about 5 % apart.
+
 ``--transport stdio`` runs the same comparison over stdio: the upstream is the same server run as a
 child process, called directly by the SDK's ``Client`` over its own stdio pipe and, through toolvet,
 by toolvet's pooled stdio session (one process, owned by the pool; the client reaches toolvet over
 streamable HTTP as before). The targets are those of the HTTP run; they are printed for reference.
 
-Run: ``python bench/gateway.py [--transport http|stdio] [--calls 400] [--rounds 5] [--json]``. Exits
+Run: ``python bench/gateway.py [--transport http|stdio] [--calls 400] [--rounds 5] [--baseline SRC]
+[--json]``. Exits
 non-zero only when something broke.
 """
 
@@ -156,17 +165,22 @@ async def caller(url: str | StdioServerParameters, headers: dict[str, str],
         yield one
 
 
-async def run_both(direct_url: str | StdioServerParameters, via_url: str, auth: dict[str, str], calls: int,
-                   rounds: int, pids: dict[str, int | None]) -> dict[str, Any]:
-    """Both sides, interleaved: each round runs a block of each side at each concurrency, the side that
-    goes first alternating, so drift in the machine's speed during the run reaches both sides alike.
+async def run_both(direct_url: str | StdioServerParameters, vias: dict[str, str], auth: dict[str, dict[str, str]],
+                   calls: int, rounds: int, pids: dict[str, int | None]) -> dict[str, Any]:
+    """The direct side and each toolvet side (``vias``: side -> its /mcp URL, ``auth``: side -> its
+    headers), interleaved: each round runs a block of each side at each concurrency, the side that goes
+    first rotating, so drift in the machine's speed during the run reaches every side alike.
     ``pids``: the process serving each side, whose CPU time over that side's blocks is summed."""
     blocks: dict[tuple[str, str], list[tuple[list[float], float]]] = {}
     cpu: dict[tuple[str, str], float | None] = {}
-    async with caller(direct_url, {}, "echo") as direct, caller(via_url, auth, "up_echo") as via:
-        sides = {"direct": direct, "toolvet": via}
+    async with contextlib.AsyncExitStack() as stack:
+        sides = {"direct": await stack.enter_async_context(caller(direct_url, {}, "echo"))}
+        for side, url in vias.items():
+            sides[side] = await stack.enter_async_context(caller(url, auth[side], "up_echo"))
+        names = list(sides)
         for number in range(rounds):
-            order = ("direct", "toolvet") if number % 2 == 0 else ("toolvet", "direct")
+            shift = number % len(names)
+            order = names[shift:] + names[:shift]
             for key, concurrency, total in (("c1", 1, calls), ("c16", 16, calls * 4)):
                 for side in order:
                     before = cpu_seconds(pids[side])
@@ -186,18 +200,56 @@ async def run_both(direct_url: str | StdioServerParameters, via_url: str, auth: 
     return report
 
 
+def baseline_env(env: dict[str, str], home: Path, source: str, hidden: list[str]) -> dict[str, str]:
+    """The environment of the baseline's toolvet: its own home and database, ``source`` first on the path,
+    and each module in ``hidden`` shadowed by one that refuses to import (uvicorn's "auto" then falls
+    back as it would without the package)."""
+    base_home = home / "baseline"
+    shim = home / "hidden"
+    for module in hidden:
+        (shim / module).mkdir(parents=True, exist_ok=True)
+        (shim / module / "__init__.py").write_text(f"raise ImportError('{module} is hidden from the baseline')\n")
+    base_home.mkdir()
+    path = os.pathsep.join([*([str(shim)] if hidden else []), str(Path(source).resolve())])
+    return {**env, "TOOLVET_HOME": str(base_home), "TOOLVET_DATABASE_URL": f"sqlite:///{base_home}/bench.sqlite3",
+            "PYTHONPATH": path}
+
+
+def serve_side(stack: contextlib.ExitStack, env: dict[str, str],
+               registration: list[str]) -> tuple[str, dict[str, str], int]:
+    """One ``toolvet serve`` in front of the upstream, set up as the bench needs it (registered,
+    discovered, reviewed, the bench user in mode ``allow``): its /mcp URL, auth headers and pid."""
+    toolvet(env, "db", "upgrade")
+    toolvet(env, "server", "add", "up", *registration)
+    toolvet(env, "discover", "up")
+    toolvet(env, "review", "up/echo")
+    token = json.loads(toolvet(env, "token", "create", "--role", "consumer", "--user", "bench", "--json"))["token"]
+    port = free_port()
+    serving = stack.enter_context(process([sys.executable, "-m", "toolvet", "serve", "--port", str(port)], env))
+    base = f"http://127.0.0.1:{port}"
+    wait_http(base)
+    auth = {"Authorization": f"Bearer {token}"}
+    put = httpx2.put(f"{base}/api/v1/users/bench/permission-mode", json={"mode": "allow"}, headers=auth)
+    put.raise_for_status()
+    return f"{base}/mcp", auth, serving.pid
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=400, help="calls at concurrency 1 (x4 at 16)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved blocks of each side (default 5)")
     parser.add_argument("--transport", choices=["http", "stdio"], default="http",
                         help="how the upstream is reached (default http)")
+    parser.add_argument("--baseline", metavar="SRC",
+                        help="also run a toolvet serve from this code (PYTHONPATH), interleaved, for comparison")
+    parser.add_argument("--baseline-hide", metavar="MODULE", action="append", default=[],
+                        help="make this installed module unimportable to the baseline (repeatable)")
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as home, contextlib.ExitStack() as stack:
         env = {**os.environ, "TOOLVET_HOME": home, "TOOLVET_DATABASE_URL": f"sqlite:///{Path(home)}/bench.sqlite3"}
         env.pop("TOOLVET_SECRET_KEY", None)
-        up_port, tv_port = free_port(), free_port()
+        up_port = free_port()
         upstream: str | StdioServerParameters
         pids: dict[str, int | None] = {"direct": None, "toolvet": None}
         if options.transport == "stdio":
@@ -210,20 +262,15 @@ def main() -> int:
             pids["direct"] = stack.enter_context(process([sys.executable, "-c", UPSTREAM, str(up_port)], env)).pid
             wait_http(upstream)
             registration = ["--url", upstream]
-        toolvet(env, "db", "upgrade")
-        toolvet(env, "server", "add", "up", *registration)
-        toolvet(env, "discover", "up")
-        toolvet(env, "review", "up/echo")
-        token = json.loads(toolvet(env, "token", "create", "--role", "consumer", "--user", "bench",
-                                   "--json"))["token"]
-        with process([sys.executable, "-m", "toolvet", "serve", "--port", str(tv_port)], env) as serving:
-            pids["toolvet"] = serving.pid
-            base = f"http://127.0.0.1:{tv_port}"
-            wait_http(base)
-            auth = {"Authorization": f"Bearer {token}"}
-            put = httpx2.put(f"{base}/api/v1/users/bench/permission-mode", json={"mode": "allow"}, headers=auth)
-            put.raise_for_status()
-            both = anyio.run(run_both, upstream, f"{base}/mcp", auth, options.calls, options.rounds, pids)
+        envs = {"toolvet": env}
+        if options.baseline:
+            envs["baseline"] = baseline_env(env, Path(home), options.baseline, options.baseline_hide)
+        vias: dict[str, str] = {}
+        auth: dict[str, dict[str, str]] = {}
+        for side, side_env in envs.items():
+            url, auth[side], pids[side] = serve_side(stack, side_env, registration)
+            vias[side] = url
+        both = anyio.run(run_both, upstream, vias, auth, options.calls, options.rounds, pids)
     direct, via = both["direct"], both["toolvet"]
     ratios = {"p50_c1": via["c1"]["p50_ms"] / direct["c1"]["p50_ms"],
               "calls_per_s_c16": via["c16"]["calls_per_s"] / direct["c16"]["calls_per_s"]}
@@ -234,20 +281,34 @@ def main() -> int:
     }
     report = {"direct": direct, "toolvet": via, "ratios": ratios, "ratios_per_round": per_round,
               "transport": options.transport, "targets": {"p50_c1": "<= 2.0", "calls_per_s_c16": ">= 0.5"}}
+    baseline = both.get("baseline")
+    if baseline is not None:
+        report["baseline"] = baseline
+        report["baseline_ratios"] = {"p50_c1": baseline["c1"]["p50_ms"] / direct["c1"]["p50_ms"],
+                                     "calls_per_s_c16": baseline["c16"]["calls_per_s"] / direct["c16"]["calls_per_s"]}
+        report["cpu_over_baseline"] = {
+            key: None if via[key]["cpu_ms_per_call"] is None or not baseline[key]["cpu_ms_per_call"]
+            else via[key]["cpu_ms_per_call"] / baseline[key]["cpu_ms_per_call"] for key in ("c1", "c16")}
     if options.json:
         print(json.dumps(report, indent=2))
         return 0
     print(f"upstream over {options.transport}")
     print(f"{'':10} {'conc':>4} {'p50 ms':>8} {'p99 ms':>8} {'calls/s':>9}")
-    for label, side in (("direct", direct), ("toolvet", via)):
+    shown: list[tuple[str, dict[str, Any]]] = [("direct", direct), ("toolvet", via)]
+    if baseline is not None:
+        shown.append(("baseline", baseline))
+    for label, measured in shown:
         for key, conc in (("c1", 1), ("c16", 16)):
-            row = side[key]
+            row = measured[key]
             print(f"{label:10} {conc:>4} {row['p50_ms']:8.2f} {row['p99_ms']:8.2f} {row['calls_per_s']:9.0f}")
     for key, conc in (("c1", 1), ("c16", 16)):
         serve_cpu, up_cpu = via[key]["cpu_ms_per_call"], direct[key]["cpu_ms_per_call"]
         if serve_cpu is not None:
             upstream_text = "" if up_cpu is None else f"; the upstream's per direct call {up_cpu:.3f} ms"
             print(f"CPU per call at c{conc}: toolvet serve {serve_cpu:.3f} ms{upstream_text}")
+        if baseline is not None and (over := report["cpu_over_baseline"][key]) is not None:
+            print(f"CPU per call at c{conc}: the baseline's serve {baseline[key]['cpu_ms_per_call']:.3f} ms; "
+                  f"toolvet's over the baseline's {over:.3f}")
     for key, label in (("p50_c1", "p50 ratio per round, c1:      "),
                        ("calls_per_s_c16", "calls/s ratio per round, c16: ")):
         print(label + " ".join(f"{value:.2f}x" for value in per_round[key]))
@@ -255,6 +316,9 @@ def main() -> int:
           f"{'met' if ratios['p50_c1'] <= 2.0 else 'MISSED'}")
     print(f"calls/s ratio at concurrency 16: {ratios['calls_per_s_c16']:.2f}x (target >= 0.5x): "
           f"{'met' if ratios['calls_per_s_c16'] >= 0.5 else 'MISSED'}")
+    if baseline is not None:
+        print(f"the baseline's ratios in this run: p50 at c1 {report['baseline_ratios']['p50_c1']:.2f}x, "
+              f"calls/s at c16 {report['baseline_ratios']['calls_per_s_c16']:.2f}x")
     return 0
 
 

@@ -28,3 +28,15 @@ def test_toolvet_serve_runs_on_uvloop_where_it_is_installed() -> None:
         return type(asyncio.get_running_loop())
 
     assert issubclass(anyio.run(running_loop, backend_options=serving.loop_options()), uvloop.Loop)
+
+
+def test_toolvet_serve_parses_http_with_httptools_where_it_is_installed() -> None:
+    """The HTTP/1.1 implementation ``toolvet serve`` gives uvicorn (httptools is a dependency)."""
+    import uvicorn
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    from toolvet import serving
+
+    config = uvicorn.Config(lambda scope, receive, send: None, http=serving.http_protocol())
+    config.load()
+    assert config.http_protocol_class is HttpToolsProtocol

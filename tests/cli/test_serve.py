@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import signal
 import socket
@@ -42,6 +44,57 @@ def test_serve_prints_its_address_and_answers_until_interrupted(home: Path) -> N
             proc.stdout.close()
         if proc.stderr:
             proc.stderr.close()
+    assert proc.returncode == 0
+
+
+def _raw(port: int, request: bytes) -> bytes:
+    """Send ``request`` on a new connection; what the server answers before it closes (or 64 KiB)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while len(answer) < 65536 and (chunk := sock.recv(65536)):
+            answer += chunk
+            if b"\r\n\r\n" in answer and b"connection: close" not in answer.lower():
+                break
+        return answer
+
+
+def test_serve_refuses_malformed_http_and_oversized_bodies_and_keeps_serving(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever parser uvicorn runs (``serving.http_protocol``): a malformed request is a 400, a body
+    past TOOLVET_MAX_BODY_BYTES a 413 on the REST API and on ``/mcp``, and the server goes on
+    answering, several requests on one kept-alive connection."""
+    monkeypatch.setenv("TOOLVET_MAX_BODY_BYTES", "1000")
+    proc = subprocess.Popen([sys.executable, "-m", "toolvet", "serve", "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("toolvet serving on http://127.0.0.1:"), (line, proc.stderr and proc.stderr.read())
+        port = int(line.split()[-1].rsplit(":", 1)[1])
+        assert _raw(port, b"NOT HTTP AT ALL\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+        assert _raw(port, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Name: v\r\n\r\n").startswith(
+            b"HTTP/1.1 400 ")
+        big = b"x" * 2000
+        for path in (b"/api/v1/servers", b"/mcp"):
+            answer = _raw(port, b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                          b"\r\nAccept: application/json, text/event-stream\r\nContent-Length: 2000\r\n\r\n" + big)
+            assert answer.startswith(b"HTTP/1.1 413 "), (path, answer[:200])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            for _ in range(3):  # one connection, kept alive between requests
+                connection.request("GET", "/healthz")
+                response = connection.getresponse()
+                assert (response.status, json.loads(response.read())) == (200, {"status": "ok"})
+        finally:
+            connection.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
     assert proc.returncode == 0
 
 

@@ -579,8 +579,9 @@ class CallService:
                 metrics.pool_sessions(self.pool.session_counts())
             with anyio.CancelScope(shield=True):
                 await self._flush()
-                if time.monotonic() - moved_in > 5.0 and self._journal.leftovers():
-                    # Segments whose commit failed (the database was busy or away): again.
+                if time.monotonic() - moved_in > 5.0:
+                    # Segments whose commit failed (the database was busy or away): again. Looked for
+                    # every 5 s, not at every pass of the loop once 5 s have gone (a directory listing).
                     moved_in = time.monotonic()
                     for segment in self._journal.leftovers():
                         await anyio.to_thread.run_sync(self._journal.move_in, segment)
