@@ -41,25 +41,25 @@ _DESTRUCTIVE_VERBS: Final = frozenset({"delete", "archive"})
 # ------------------------------------------------------------------------------------ definitions
 
 
-def tool_name(server: int, index: int, *, distinct: bool = False) -> str:
+def tool_name(server: int, index: int) -> str:
     """The name of tool ``index`` of ``server``: a verb_noun pair, rotated per server, unique per server.
 
     The farm is a fleet: its 200 pairs are shared by every server, so each name is borne by about a
     quarter of the servers, and a tool nearly copies those of its name in the same workspace (one
-    vendor's server deployed many times). ``distinct``: the server's number appended, so no name is
-    shared (servers of different software)."""
+    vendor's server deployed many times)."""
     combos = len(_VERBS) * len(_NOUNS)
     slot = (index + server * 7) % combos
     name = f"{_VERBS[slot % len(_VERBS)]}_{_NOUNS[slot // len(_VERBS)]}"
-    name = name if index < combos else f"{name}_{index // combos}"
-    return f"{name}_s{server}" if distinct else name
+    return name if index < combos else f"{name}_{index // combos}"
 
 
 def tool_definition(server: int, index: int, *, distinct: bool = False) -> dict[str, Any]:
     """A realistic tool object: title, a 100-200 character description, a 3-4 property input schema with
-    ``required``, and annotations. Deterministic in (server, index); ``distinct`` as for :func:`tool_name`."""
-    name = tool_name(server, index, distinct=distinct)
-    verb, _, noun = tool_name(server, index).partition("_")
+    ``required``, and annotations. Deterministic in (server, index). ``distinct``: the server's number
+    appended to the name, so no name is shared (servers of different software); the rest is the same."""
+    base = tool_name(server, index)
+    name = f"{base}_s{server}" if distinct else base
+    verb, _, noun = base.partition("_")
     noun = noun.rstrip("_0123456789").replace("_", " ")
     domain = _DOMAINS[(server + index) % len(_DOMAINS)]
     properties: dict[str, Any] = {

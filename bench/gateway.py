@@ -234,6 +234,12 @@ def serve_side(stack: contextlib.ExitStack, env: dict[str, str],
     return f"{base}/mcp", auth, serving.pid
 
 
+def _ratios(side: dict[str, Any], direct: dict[str, Any]) -> dict[str, float]:
+    """A toolvet side's figures over the direct side's: p50 at concurrency 1, calls/s at 16."""
+    return {"p50_c1": side["c1"]["p50_ms"] / direct["c1"]["p50_ms"],
+            "calls_per_s_c16": side["c16"]["calls_per_s"] / direct["c16"]["calls_per_s"]}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=400, help="calls at concurrency 1 (x4 at 16)")
@@ -272,8 +278,7 @@ def main() -> int:
             vias[side] = url
         both = anyio.run(run_both, upstream, vias, auth, options.calls, options.rounds, pids)
     direct, via = both["direct"], both["toolvet"]
-    ratios = {"p50_c1": via["c1"]["p50_ms"] / direct["c1"]["p50_ms"],
-              "calls_per_s_c16": via["c16"]["calls_per_s"] / direct["c16"]["calls_per_s"]}
+    ratios = _ratios(via, direct)
     per_round = {
         "p50_c1": [v["p50_ms"] / d["p50_ms"] for v, d in zip(via["c1"]["rounds"], direct["c1"]["rounds"], strict=True)],
         "calls_per_s_c16": [v["calls_per_s"] / d["calls_per_s"]
@@ -284,8 +289,7 @@ def main() -> int:
     baseline = both.get("baseline")
     if baseline is not None:
         report["baseline"] = baseline
-        report["baseline_ratios"] = {"p50_c1": baseline["c1"]["p50_ms"] / direct["c1"]["p50_ms"],
-                                     "calls_per_s_c16": baseline["c16"]["calls_per_s"] / direct["c16"]["calls_per_s"]}
+        report["baseline_ratios"] = _ratios(baseline, direct)
         report["cpu_over_baseline"] = {
             key: None if via[key]["cpu_ms_per_call"] is None or not baseline[key]["cpu_ms_per_call"]
             else via[key]["cpu_ms_per_call"] / baseline[key]["cpu_ms_per_call"] for key in ("c1", "c16")}

@@ -29,7 +29,7 @@ def _authority(path: Path) -> Path:
     return path
 
 
-def test_one_context_serves_every_pool_and_verifies(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_context_is_made_once_and_verifies_certificates(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
     ctx = tls_context()
