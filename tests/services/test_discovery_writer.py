@@ -147,8 +147,8 @@ async def test_withheld_listings_go_to_the_writer_together(wctx, admin, monkeypa
     run = ProcessWriter._run
 
     async def counting(self: ProcessWriter, fn: Any, *args: Any) -> Any:
-        if fn is discovery_writer._child_apply and all(item[6] for item in args[0]):
-            batches.append(len(args[0]))
+        if fn is discovery_writer._child_apply:  # the withheld listings in each group sent
+            batches.append(sum(1 for item in args[0] if item[6]))
         return await run(self, fn, *args)
 
     with raw_listing_server({None: {"tools": [tool("a"), tool("b")]}}) as up:
@@ -203,3 +203,79 @@ def test_nested_frozen_blocks_thaw_the_heap_when_the_last_ends():
             assert gc.get_freeze_count() > 0
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+
+
+async def test_fetches_stay_within_discovery_concurrency_while_fetched_passes_wait_for_the_writer(
+        settings, admin, monkeypatch):
+    """The bound is on fetching: a pass whose listing is fetched frees its slot while it waits for the
+    writer, so the next fetches go on (up to WRITE_BACKLOG listings a slot wait), and never more than
+    ``discovery_concurrency`` listings are fetched at once."""
+    fetching = most_fetching = waiting = most_waiting = 0
+    fetch, apply = discovery.fetch_listing, InlineWriter.apply
+
+    async def counted_fetch(*args: Any, **kwargs: Any) -> Any:
+        nonlocal fetching, most_fetching
+        fetching += 1
+        most_fetching = max(most_fetching, fetching)
+        try:
+            return await fetch(*args, **kwargs)
+        finally:
+            fetching -= 1
+
+    async def slow_apply(self: InlineWriter, *args: Any, **kwargs: Any) -> Any:
+        nonlocal waiting, most_waiting
+        waiting += 1
+        most_waiting = max(most_waiting, waiting)
+        try:
+            await anyio.sleep(0.05)  # a writer busy with other passes
+            return await apply(self, *args, **kwargs)
+        finally:
+            waiting -= 1
+
+    context = Context.open(settings.model_copy(update={"discovery_concurrency": 3}))
+    try:
+        monkeypatch.setattr(discovery, "fetch_listing", counted_fetch)
+        monkeypatch.setattr(InlineWriter, "apply", slow_apply)
+        with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+            for index in range(30):
+                servers.create_server(context, admin, {"name": f"up{index:02d}", "url": up.url})
+            runs = await sweep(context, admin)
+    finally:
+        context.close()
+    assert [counts(r) for r in runs] == [("ok", 1, 0, 0, 0, 0)] * 30
+    assert most_fetching == 3
+    assert 3 < most_waiting <= 3 * (1 + discovery.WRITE_BACKLOG)
+
+
+async def test_two_groups_are_in_flight_to_the_writer_process_and_every_apply_is_answered(wctx, admin, monkeypatch):
+    """While the writer process writes one group of applies, the next is sent (PIPELINE); never more,
+    and every pass gets its own outcome."""
+    from toolvet.services import discovery_writer
+
+    in_flight = most = 0
+    sent: list[str] = []
+    run = ProcessWriter._run
+
+    async def slow_trip(self: ProcessWriter, fn: Any, *args: Any) -> Any:
+        nonlocal in_flight, most
+        if fn is not discovery_writer._child_apply:
+            return await run(self, fn, *args)
+        in_flight += 1
+        most = max(most, in_flight)
+        sent.extend(item[1] for item in args[0])
+        try:
+            await anyio.sleep(0.05)  # a round trip long enough for the next applies to gather
+            return await run(self, fn, *args)
+        finally:
+            in_flight -= 1
+
+    with raw_listing_server({None: {"tools": [tool("a"), tool("b")]}}) as up:
+        for index in range(40):
+            servers.create_server(wctx, admin, {"name": f"up{index:02d}", "url": up.url})
+        assert isinstance(writer_for(wctx, 40), ProcessWriter)
+        await wctx.discovery_writer.pid()  # up: every apply goes to it
+        monkeypatch.setattr(ProcessWriter, "_run", slow_trip)
+        runs = await sweep(wctx, admin)
+    assert most == discovery_writer.PIPELINE
+    assert sorted(sent) == [f"up{index:02d}" for index in range(40)]  # each sent once, whole
+    assert {r.server: counts(r) for r in runs} == {f"up{index:02d}": ("ok", 2, 0, 0, 0, 0) for index in range(40)}

@@ -42,6 +42,11 @@ from toolvet.upstream.target import Target
 
 OnRun = Callable[[DiscoveryRunOut], None]
 
+#: How many fetched listings, per slot of ``discovery_concurrency``, may wait for the writer while the
+#: slots fetch more: two keeps a writer process's groups full (``discovery_writes.GROUP_TOOLS``) for
+#: the usual listing of tens of tools.
+WRITE_BACKLOG: Final = 2
+
 
 @dataclass(frozen=True)
 class PassPlan:
@@ -137,8 +142,14 @@ async def run_passes(
     ctx: Context, plans: Sequence[PassPlan], *, trigger: str, on_run: OnRun | None = None,
     http: httpx2.AsyncClient | None = None, unless_discovered_since: datetime | None = None,
 ) -> list[DiscoveryRunOut]:
-    """Run ``plans``, at most ``discovery_concurrency`` at a time, their database steps through one
-    writer (``services.discovery_writer``: a writer process for a big sweep, else this process).
+    """Run ``plans``, at most ``discovery_concurrency`` listings fetched at a time, their database steps
+    through one writer (``services.discovery_writer``: a writer process for a big sweep, else this process).
+
+    The bound is on fetching, what the upstreams feel: a pass whose listing is fetched gives its slot to
+    the next one while it waits for the writer, and up to WRITE_BACKLOG x ``discovery_concurrency``
+    fetched listings wait (their memory is the bound's price). A pass that held its slot while it
+    waited left the writer idle between its groups: it wrote what the slots had fetched, then waited
+    for the next round of fetches (docs/benchmarks.md, discovery Round 12).
 
     Leases are taken ``discovery_concurrency`` servers at a time, one transaction each, ahead of the
     passes that need them; a server another process is listing is skipped, and with
@@ -147,6 +158,7 @@ async def run_passes(
     """
     reports: list[DiscoveryRunOut | None] = [None] * len(plans)
     concurrency = ctx.settings.discovery_concurrency
+    in_flight = concurrency * (1 + WRITE_BACKLOG)  # passes fetching, or fetched and waiting for the writer
     writer = writer_for(ctx, len(plans))
     leased: dict[int, str] = {}  # leases taken for passes not started yet, by plan index
     owned = http is None
@@ -161,12 +173,12 @@ async def run_passes(
 
     # Two rounds of leased passes wait in the buffer: the next leases are taken (a transaction that may
     # wait for the writer's commit) while the passes already leased keep every slot busy.
-    send, receive = anyio.create_memory_object_stream[tuple[int, PassPlan]](2 * concurrency)
+    send, receive = anyio.create_memory_object_stream[tuple[int, PassPlan]](2 * in_flight)
 
     async def lease_ahead() -> None:
         async with send:
-            for start in range(0, len(plans), concurrency):
-                chunk = list(enumerate(plans[start:start + concurrency], start))
+            for start in range(0, len(plans), in_flight):
+                chunk = list(enumerate(plans[start:start + in_flight], start))
                 keys = [(_lease_key(item), item.server_id) for _, item in chunk]
                 whys = await writer.begin(keys, lease_seconds(ctx), unless_discovered_since)
                 leased.update((index, key) for (index, _), (key, _), why in zip(chunk, keys, whys, strict=True)
@@ -177,11 +189,14 @@ async def run_passes(
                     else:
                         done(index, _skipped(item, trigger, why))
 
+    fetching = anyio.Semaphore(concurrency)
+
     async def work(queue: anyio.abc.ObjectReceiveStream[tuple[int, PassPlan]]) -> None:
         async with queue:
             async for index, item in queue:
                 key = leased.pop(index)
-                done(index, await run_pass(ctx, item, key, trigger=trigger, http=client, writer=writer))
+                done(index, await run_pass(ctx, item, key, trigger=trigger, http=client, writer=writer,
+                                           fetching=fetching))
 
     # A big sweep (one with a writer process) runs with the heap it found frozen (see services.heap).
     frozen = frozen_during() if isinstance(writer, ProcessWriter) else contextlib.nullcontext()
@@ -192,7 +207,7 @@ async def run_passes(
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(lease_ahead)
                     async with receive:
-                        for _ in range(min(concurrency, len(plans))):
+                        for _ in range(min(in_flight, len(plans))):
                             tg.start_soon(work, receive.clone())
                 beat.cancel_scope.cancel()
     finally:
@@ -217,17 +232,18 @@ def _skipped(item: PassPlan, trigger: str, why: str) -> DiscoveryRunOut:
 
 async def run_pass(
     ctx: Context, item: PassPlan, lease_key: str, *, trigger: str, http: httpx2.AsyncClient | None,
-    writer: PassWriter,
+    writer: PassWriter, fetching: anyio.Semaphore,
 ) -> DiscoveryRunOut:
-    """One pass over one server whose lease ``lease_key`` is held. The lease is released in the
-    transaction that records the run; only a pass that fails or is cancelled before that commits
-    releases it separately, shielded."""
+    """One pass over one server whose lease ``lease_key`` is held, its fetch inside a slot of
+    ``fetching``. The lease is released in the transaction that records the run; only a pass that
+    fails or is cancelled before that commits releases it separately, shielded."""
     released = False
     try:
-        started, clock = utcnow(), time.perf_counter()
-        listing = (await fetch_listing(item.target, limits_from(ctx), http) if item.problem is None
-                   else Listing(status="failed", tools=[], error=item.problem, protocol_version=None,
-                                server_info=None, capabilities=None, instructions=None, pages=0))
+        async with fetching:
+            started, clock = utcnow(), time.perf_counter()
+            listing = (await fetch_listing(item.target, limits_from(ctx), http) if item.problem is None
+                       else Listing(status="failed", tools=[], error=item.problem, protocol_version=None,
+                                    server_info=None, capabilities=None, instructions=None, pages=0))
         report = await writer.apply(item.server_id, item.name, listing, started, trigger, lease_key,
                                     likely_unchanged=_likely_unchanged(ctx, item, listing))
         released = True  # committed with the run (a thread hop is not abandoned on cancel)

@@ -31,7 +31,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from typing import Any, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -45,6 +45,9 @@ from toolvet.services.discovery_writes import ListingApply, ToolsWithheld, apply
 from toolvet.settings import Settings
 
 log = logging.getLogger("toolvet.discovery")
+
+#: Groups of applies in flight to the writer process at once: the next is in its pipe while it writes one.
+PIPELINE: Final = 2
 T = TypeVar("T")
 
 __all__ = ["InlineWriter", "PassWriter", "ProcessWriter", "writer_for"]
@@ -191,7 +194,7 @@ class ProcessWriter:
         self._started: Future[int] = self._pool.submit(_child_pid)
         # Applies waiting to go to the writer together (see _apply_together).
         self._waiting: list[tuple[ListingApply, asyncio.Future[Any]]] = []
-        self._sending = False
+        self._in_flight = 0  # groups sent to the writer and not answered yet (at most PIPELINE)
 
     @property
     def alive(self) -> bool:
@@ -246,16 +249,19 @@ class ProcessWriter:
 
         The round trip to the writer process (pickling, the executor's threads, waking this loop) costs
         this process about as much as a no-change pass's fetch, and each transaction costs the writer a
-        commit: sent together, both are paid once per group. The first caller with nothing in flight
-        sends what is waiting, then what gathered meanwhile, until none is left; the others wait for
-        their outcome. Should the sender stop early (cancelled), the rest are told to send for
-        themselves. None: a withheld listing needs its tools after all.
+        commit: sent together, both are paid once per group. Up to PIPELINE groups are in flight, so
+        the writer has the next group in its pipe while this process hears of the last one's outcome
+        (with one in flight the writer sat idle for every round trip: discovery Round 12). A caller
+        that finds a slot free sends what is waiting, then what gathered meanwhile, until none is left
+        or another sender is in flight; the others wait for their outcome. Should the last sender in
+        flight stop early (cancelled), the rest are told to send for themselves. None: a withheld
+        listing needs its tools after all.
         """
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting.append((item, future))
         while True:
-            if not self._sending:
-                self._sending = True
+            if self._in_flight < PIPELINE and self._waiting:
+                self._in_flight += 1
                 try:
                     while self._waiting:
                         batch, self._waiting = self._waiting, []
@@ -273,12 +279,15 @@ class ProcessWriter:
                                 waiting.set_exception(outcome)
                             else:
                                 waiting.set_result(outcome)
+                        if self._in_flight > 1:
+                            break  # the other sender in flight sends what waits when its group is back
                 finally:
-                    self._sending = False
-                    for _, waiting in self._waiting:
-                        if not waiting.done():
-                            waiting.set_exception(_SendAgain())
-                    self._waiting = [(i, w) for i, w in self._waiting if not w.done()]
+                    self._in_flight -= 1
+                    if self._in_flight == 0:
+                        for _, waiting in self._waiting:
+                            if not waiting.done():
+                                waiting.set_exception(_SendAgain())
+                        self._waiting = [(i, w) for i, w in self._waiting if not w.done()]
             try:
                 return await future  # type: ignore[no-any-return]
             except _SendAgain:
