@@ -98,6 +98,20 @@ def test_compact_round_trips_and_keeps_key_order():
     assert compact({"b": 1, "a": [2, "é"]}) == '{"b":1,"a":[2,"é"]}'
 
 
+def test_compact_writes_nan_and_the_infinities_as_the_standard_encoder_does_wherever_they_are():
+    rng = random.Random(17)
+    specials = [None, float("nan"), float("inf"), float("-inf"), "null", 1]
+    for _ in range(5_000):
+        v = value(rng)
+        for _ in range(rng.randrange(0, 3)):  # None, NaN or infinity in a member, or deeper
+            special = rng.choice(specials)
+            v = {"x": special, "y": v} if rng.random() < 0.5 else [v, [special]]
+        assert json.dumps(json.loads(compact(v)), separators=(",", ":")) == json.dumps(v, separators=(",", ":"))
+    assert compact({"error": None, "took": float("nan")}) == '{"error":null,"took":NaN}'
+    assert compact({"error": None, "args": [float("inf")]}) == '{"error":null,"args":[Infinity]}'
+    assert compact({"error": None, "note": "null"}) == '{"error":null,"note":"null"}'
+
+
 def test_compact_refuses_what_json_refuses():
     with pytest.raises(TypeError):
         compact({"when": object()})

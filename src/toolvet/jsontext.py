@@ -153,7 +153,11 @@ def compact(value: Any) -> str:
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return _std_compact(value)
     # orjson writes NaN and the infinities as null; the standard encoder keeps them (as it always did).
-    return _std_compact(value) if "null" in text else text
+    # A text with no more nulls than the value's own None members holds no NaN (_exact_json_types):
+    # an audit entry or a call record with an absent member keeps orjson's text.
+    if "null" in text and text.count("null") != _outer_nones(value):
+        return _std_compact(value)
+    return text
 
 
 def plain_sorted(value: Any) -> bytes | None:
