@@ -151,8 +151,8 @@ async def run_passes(
     waited left the writer idle between its groups: it wrote what the slots had fetched, then waited
     for the next round of fetches (docs/benchmarks.md, discovery Round 12).
 
-    Leases are taken ``discovery_concurrency`` servers at a time, one transaction each, ahead of the
-    passes that need them; a server another process is listing is skipped, and with
+    Leases are taken as many servers at a time as passes may be in flight, one transaction each, ahead
+    of the passes that need them; a server another process is listing is skipped, and with
     ``unless_discovered_since`` so is one discovered since (another process's scheduler beat us).
     A lease taken for a pass that never starts (the sweep failed or was cancelled) is given back.
     """
@@ -171,7 +171,7 @@ async def run_passes(
         if on_run is not None:
             on_run(report)
 
-    # Two rounds of leased passes wait in the buffer: the next leases are taken (a transaction that may
+    # Two chunks of leased passes wait in the buffer: the next leases are taken (a transaction that may
     # wait for the writer's commit) while the passes already leased keep every slot busy.
     send, receive = anyio.create_memory_object_stream[tuple[int, PassPlan]](2 * in_flight)
 
