@@ -227,7 +227,7 @@ async def test_fetches_stay_within_discovery_concurrency_while_fetched_passes_wa
         waiting += 1
         most_waiting = max(most_waiting, waiting)
         try:
-            await anyio.sleep(0.05)  # a writer busy with other passes
+            await anyio.sleep(0.2)  # a writer busy with other passes, long beside a loopback fetch
             return await apply(self, *args, **kwargs)
         finally:
             waiting -= 1
@@ -264,7 +264,7 @@ async def test_two_groups_are_in_flight_to_the_writer_process_and_every_apply_is
         most = max(most, in_flight)
         sent.extend(item[1] for item in args[0])
         try:
-            await anyio.sleep(0.05)  # a round trip long enough for the next applies to gather
+            await anyio.sleep(0.2)  # a round trip long enough for the next applies to gather
             return await run(self, fn, *args)
         finally:
             in_flight -= 1
