@@ -27,8 +27,7 @@ by toolvet's pooled stdio session (one process, owned by the pool; the client re
 streamable HTTP as before). The targets are those of the HTTP run; they are printed for reference.
 
 Run: ``python bench/gateway.py [--transport http|stdio] [--calls 400] [--rounds 5] [--baseline SRC]
-[--json]``. Exits
-non-zero only when something broke.
+[--baseline-hide MODULE] [--json]``. Exits non-zero only when something broke.
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ log = logging.getLogger("toolvet.discovery")
 
 #: Groups of applies in flight to the writer process at once: the next is in its pipe while it writes one.
 PIPELINE: Final = 2
+
 T = TypeVar("T")
 
 __all__ = ["InlineWriter", "PassWriter", "ProcessWriter", "writer_for"]
