@@ -4,12 +4,14 @@ process's scheduler (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import socket
 import subprocess
 import sys
 import textwrap
+import time
 from datetime import timedelta
 
 import anyio
@@ -48,6 +50,65 @@ def test_renewing_extends_every_lease_of_the_holder_and_no_other(ctx):
     assert leases.renew(ctx.db, 60, holder="elsewhere:1:x") == {"a", "b"}
     assert not leases.acquire(ctx.db, "a", 60, holder="me")  # renewed: live again
     assert leases.acquire(ctx.db, "c", 60, holder="me")  # not renewed: lapsed, taken
+
+
+async def test_loops_renewing_one_holders_leases_share_one_renewal_a_beat(ctx, monkeypatch):
+    # A sweep, the scheduler and the alerts of one process each keep the process's leases renewed:
+    # three loops for "mine", beside one loop for "other" over the same beats. Each renewal renews
+    # every lease of its holder, so "mine" needs no more renewals than "other" (three times as many
+    # before the loops shared them).
+    calls: list[str] = []
+    real = leases.renew
+
+    def counted(db, seconds, holder=leases.HOLDER):
+        calls.append(holder)
+        return real(db, seconds, holder)
+
+    monkeypatch.setattr(leases, "renew", counted)
+    assert leases.acquire(ctx.db, "a", 30, holder="mine")
+    assert leases.acquire(ctx.db, "b", 30, holder="other")
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(leases.keep_renewed, ctx.db, 0.6, "mine")
+            tg.start_soon(leases.keep_renewed, ctx.db, 0.6, "other")
+            while calls.count("other") < 6:
+                await anyio.sleep(0.05)
+            tg.cancel_scope.cancel()
+    assert 5 <= calls.count("mine") <= calls.count("other") + 1, calls
+
+
+async def test_when_the_loop_that_renewed_stops_another_goes_on_renewing(ctx, monkeypatch):
+    renewed: list[float] = []
+    real = leases.renew
+
+    def counted(db, seconds, holder=leases.HOLDER):
+        renewed.append(time.monotonic())
+        return real(db, seconds, holder)
+
+    monkeypatch.setattr(leases, "renew", counted)
+    assert leases.acquire(ctx.db, "a", 1.5, holder="mine")
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            first = anyio.CancelScope()
+            tg.start_soon(_renewing_in, first, ctx.db)
+            await anyio.sleep(0.05)
+            tg.start_soon(leases.keep_renewed, ctx.db, 1.5, "mine")
+            while len(renewed) < 2:
+                await anyio.sleep(0.02)
+            first.cancel()
+            stopped = time.monotonic()
+            while len([t for t in renewed if t > stopped]) < 3:
+                await anyio.sleep(0.02)
+            tg.cancel_scope.cancel()
+    after = [stopped, *[t for t in renewed if t > stopped]]
+    assert max(b - a for a, b in itertools.pairwise(after)) < 1.5  # never a gap the lease would lapse in
+    assert not leases.acquire(ctx.db, "a", 60, holder="someone else")
+
+
+async def _renewing_in(scope: anyio.CancelScope, db) -> None:
+    with scope:
+        await leases.keep_renewed(db, 1.5, "mine")
 
 
 def test_a_lease_of_a_process_that_died_on_this_host_is_free_at_once(ctx):

@@ -4,7 +4,8 @@ same on SQLite and PostgreSQL: an insert wins a free key; an update wins an expi
 database's own locking serialises both.
 
 A lease is short (``lease_seconds``, 10 s by default) and its live holder renews every lease it holds
-every third of that (:func:`keep_renewed`, one statement for all of them), so a holder that died
+every third of that (:func:`keep_renewed`, one statement for all of them; the sweep, the scheduler and
+the alerts of one process each keep their leases renewed, and share one renewal), so a holder that died
 (kill -9, a lost machine) frees its servers within ``lease_seconds``. A lease whose holder is a
 process on this very host that no longer exists is free at once: ``toolvet discover`` never says
 another process is discovering a server when none is.
@@ -15,7 +16,9 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 import uuid
+import weakref
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -124,14 +127,35 @@ def renew(db: Database, seconds: float, holder: str = HOLDER) -> set[str]:
         return set(conn.scalars(_RENEW, {"p_holder": holder, "p_expires": utcnow() + timedelta(seconds=seconds)}))
 
 
+#: When each (holder, seconds) last renewed its leases on a database (``time.monotonic``), for
+#: :func:`keep_renewed`: one renewal serves every loop of this process renewing the same leases.
+_RENEWED: weakref.WeakKeyDictionary[Database, dict[tuple[str, float], float]] = weakref.WeakKeyDictionary()
+#: A beat renews unless another loop renewed the same leases less than this share of a beat ago.
+_SHARED_BEAT = 0.9
+
+
 async def keep_renewed(db: Database, seconds: float, holder: str = HOLDER) -> None:
     """Renew this holder's leases every third of ``seconds``, until cancelled. A failed renewal (the
-    database briefly away) is tried again at the next beat; the leases lapse only after two more."""
+    database briefly away) is tried again at the next beat; the leases lapse only after two more.
+
+    Several loops of one process (a sweep, the scheduler, the alerts) renewing the same holder's leases
+    for the same ``seconds`` on one database share the work: a loop whose beat comes less than 90 % of a
+    beat after another's renewal leaves it at that, since that statement renewed every lease the holder
+    has. So the leases are renewed once a beat, however many loops run, and still every beat while any
+    does (a loop that stops leaves the renewing to the others' next beats)."""
+    beat, key = seconds / 3, (holder, seconds)
+    renewed = _RENEWED.setdefault(db, {})
     while True:
-        await anyio.sleep(seconds / 3)
+        await anyio.sleep(beat)
+        last, now = renewed.get(key, -float("inf")), time.monotonic()
+        if now - last < beat * _SHARED_BEAT:
+            continue
+        renewed[key] = now  # claimed before the thread hop: loops whose beats come together renew once
         try:
             await anyio.to_thread.run_sync(renew, db, seconds, holder)
         except Exception as exc:
+            if renewed.get(key) == now:
+                renewed[key] = last  # not renewed: the next beat of any loop tries again
             log.warning("renewing leases failed (%s)", first_line(exc))
 
 
