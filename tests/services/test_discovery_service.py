@@ -6,10 +6,10 @@ from typing import Any
 
 import anyio
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from tests.upstreams import modern_http_server, raw_listing_server
-from toolvet.db.models import DiscoveryRun, ToolDefinition
+from toolvet.db.models import DiscoveryRun, Server, ToolDefinition
 from toolvet.errors import InvalidInput
 from toolvet.services import discovery, discovery_writer, leases, review, servers, tools
 from toolvet.services.context import Context
@@ -72,6 +72,31 @@ async def test_a_pass_with_no_change_only_advances_last_seen(ctx, admin):
     assert after.model_dump(exclude={"last_seen_at"}) == before.model_dump(exclude={"last_seen_at"})
     with ctx.db.transaction() as session:
         assert session.scalar(select(func.count()).select_from(ToolDefinition)) == 2
+
+
+async def test_planning_a_sweep_reads_no_server_info_capabilities_or_instructions(ctx, admin):
+    # A sweep of every server plans from one query; what the last pass stored of each server (its
+    # info, capabilities and instructions: JSON to decode per server) is not read for it.
+    with modern_http_server() as up:
+        add(ctx, admin, up.url)
+        await discover_up(ctx, admin)
+    statements: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    event.listen(ctx.db.engine, "before_cursor_execute", seen)
+    try:
+        [planned] = discovery.plan(ctx, None)
+    finally:
+        event.remove(ctx.db.engine, "before_cursor_execute", seen)
+    with ctx.db.transaction() as session:
+        stored = session.execute(select(Server.listing_key, Server.updated_at).where(Server.name == "up")).one()
+    assert stored.listing_key is not None
+    assert (planned.name, planned.listing_key, planned.updated_at) == ("up", stored.listing_key, stored.updated_at)
+    selected = " ".join(statements).lower()
+    assert "servers.name" in selected
+    assert not any(f"servers.{column}" in selected for column in ("server_info", "capabilities", "instructions"))
 
 
 async def test_a_rug_pull_holds_the_reviewed_tool_and_keeps_both_definitions(ctx, admin):

@@ -19,6 +19,7 @@ import anyio.abc
 import anyio.to_thread
 import httpx2
 from sqlalchemy import func, select
+from sqlalchemy.orm import defer
 
 from toolvet.db.models import DiscoveryRun, Server
 from toolvet.db.types import utcnow
@@ -103,6 +104,12 @@ def _plan(ctx: Context, server: Server) -> PassPlan:
     return PassPlan(server.id, server.name, target, listing_key=server.listing_key, updated_at=server.updated_at)
 
 
+#: What the last pass stored of a server, which a plan never reads: not loaded (nor decoded) for a sweep
+#: of every server, and an error if read (a lazy load per server would cost more than loading it).
+_NOT_PLANNED = (defer(Server.server_info, raiseload=True), defer(Server.capabilities, raiseload=True),
+                defer(Server.instructions, raiseload=True))
+
+
 def plan(ctx: Context, names: Sequence[str] | None) -> list[PassPlan]:
     """The servers a pass covers: those named (each must exist and be ``auto``), else every enabled
     ``auto`` server."""
@@ -117,6 +124,7 @@ def plan(ctx: Context, names: Sequence[str] | None) -> list[PassPlan]:
             return plans
         servers = session.scalars(
             select(Server).where(Server.enabled.is_(True), Server.discovery == "auto").order_by(Server.name)
+            .options(*_NOT_PLANNED)
         ).all()
         return [_plan(ctx, s) for s in servers]
 
