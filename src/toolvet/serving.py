@@ -115,7 +115,7 @@ def collector_while_serving() -> Iterator[None]:
     A gateway call makes a few thousand short-lived containers (the request's scope and messages, the
     SDK's task group and models, the upstream's answer), so at CPython's 700 several young collections
     run per call, and with sixteen calls in flight each one walks, and promotes, the live calls' objects.
-    Fewer, larger young collections cost 11-20 % less of ``toolvet serve``'s CPU per call at concurrency
+    Fewer, larger young collections cost 9-16 % less of ``toolvet serve``'s CPU per call at concurrency
     16 (``bench/gateway.py --baseline``, the same code with and without, docs/benchmarks.md, Gateway,
     Round 10); garbage in cycles waits a little longer to be freed, bounded by the threshold."""
     before = gc.get_threshold()
