@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import anyio
@@ -10,10 +11,12 @@ from sqlalchemy import event, func, select
 
 from tests.upstreams import modern_http_server, raw_listing_server
 from toolvet.db.models import DiscoveryRun, Server, ToolDefinition
+from toolvet.db.types import utcnow
 from toolvet.errors import InvalidInput
 from toolvet.services import discovery, discovery_writer, leases, review, servers, tools
 from toolvet.services.context import Context
 from toolvet.services.discovery_writes import apply_listing
+from toolvet.services.scheduler import Scheduler
 
 pytestmark = pytest.mark.anyio
 
@@ -75,8 +78,8 @@ async def test_a_pass_with_no_change_only_advances_last_seen(ctx, admin):
 
 
 async def test_planning_a_sweep_reads_no_server_info_capabilities_or_instructions(ctx, admin):
-    # A sweep of every server plans from one query; what the last pass stored of each server (its
-    # info, capabilities and instructions: JSON to decode per server) is not read for it.
+    # A sweep plans from one query; what the last pass stored of each server (its info, capabilities
+    # and instructions: JSON to decode per server) is not read for it, however the sweep was started.
     with modern_http_server() as up:
         add(ctx, admin, up.url)
         await discover_up(ctx, admin)
@@ -85,15 +88,19 @@ async def test_planning_a_sweep_reads_no_server_info_capabilities_or_instruction
     def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
         statements.append(statement)
 
+    scheduler = Scheduler(ctx)
     event.listen(ctx.db.engine, "before_cursor_execute", seen)
     try:
-        [planned] = discovery.plan(ctx, None)
+        # A manual sweep, the scheduler's sweep of the servers due, and its passes after list_changed.
+        planned = [discovery.plan(ctx, None), scheduler._due(utcnow() + timedelta(days=365)),
+                   scheduler._named(["up"])]
     finally:
         event.remove(ctx.db.engine, "before_cursor_execute", seen)
     with ctx.db.transaction() as session:
         stored = session.execute(select(Server.listing_key, Server.updated_at).where(Server.name == "up")).one()
     assert stored.listing_key is not None
-    assert (planned.name, planned.listing_key, planned.updated_at) == ("up", stored.listing_key, stored.updated_at)
+    assert [[(p.name, p.listing_key, p.updated_at) for p in plans] for plans in planned] == [
+        [("up", stored.listing_key, stored.updated_at)]] * 3
     selected = " ".join(statements).lower()
     assert "servers.name" in selected
     assert not any(f"servers.{column}" in selected for column in ("server_info", "capabilities", "instructions"))

@@ -104,9 +104,10 @@ def _plan(ctx: Context, server: Server) -> PassPlan:
     return PassPlan(server.id, server.name, target, listing_key=server.listing_key, updated_at=server.updated_at)
 
 
-#: What the last pass stored of a server, which a plan never reads: not loaded (nor decoded) for a sweep
-#: of every server, and an error if read (a lazy load per server would cost more than loading it).
-_NOT_PLANNED = (defer(Server.server_info, raiseload=True), defer(Server.capabilities, raiseload=True),
+#: Load options for the servers a sweep plans: what the last pass stored of a server, which a plan never
+#: reads, is not loaded (nor decoded), and is an error if read (a lazy load per server would cost more
+#: than loading it).
+NOT_PLANNED = (defer(Server.server_info, raiseload=True), defer(Server.capabilities, raiseload=True),
                 defer(Server.instructions, raiseload=True))
 
 
@@ -124,7 +125,7 @@ def plan(ctx: Context, names: Sequence[str] | None) -> list[PassPlan]:
             return plans
         servers = session.scalars(
             select(Server).where(Server.enabled.is_(True), Server.discovery == "auto").order_by(Server.name)
-            .options(*_NOT_PLANNED)
+            .options(*NOT_PLANNED)
         ).all()
         return [_plan(ctx, s) for s in servers]
 

@@ -32,7 +32,16 @@ from toolvet.db.types import utcnow
 from toolvet.discovery.watch import watch_list_changed
 from toolvet.services import leases, retention
 from toolvet.services.context import Context
-from toolvet.services.discovery import OnRun, PassPlan, _plan, limits_from, plan, run_passes, upstream_guard
+from toolvet.services.discovery import (
+    NOT_PLANNED,
+    OnRun,
+    PassPlan,
+    _plan,
+    limits_from,
+    plan,
+    run_passes,
+    upstream_guard,
+)
 from toolvet.upstream.http import http_client
 from toolvet.upstream.target import Target
 
@@ -76,7 +85,7 @@ class Scheduler:
                 select(Server).where(
                     Server.enabled.is_(True), Server.discovery == "auto",
                     or_(Server.last_discovery_at.is_(None), Server.last_discovery_at <= cutoff),
-                ).order_by(Server.name)
+                ).order_by(Server.name).options(*NOT_PLANNED)
             ).all()
             return [_plan(self.ctx, s) for s in servers]
 
@@ -84,7 +93,7 @@ class Scheduler:
         with self.ctx.db.transaction() as session:
             servers = session.scalars(
                 select(Server).where(Server.name.in_(names), Server.enabled.is_(True),
-                                     Server.discovery == "auto")
+                                     Server.discovery == "auto").options(*NOT_PLANNED)
             ).all()
             return [_plan(self.ctx, s) for s in servers]
 
