@@ -18,7 +18,7 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 import httpx2
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import defer
 
 from toolvet.db.models import DiscoveryRun, Server
@@ -104,30 +104,36 @@ def _plan(ctx: Context, server: Server) -> PassPlan:
     return PassPlan(server.id, server.name, target, listing_key=server.listing_key, updated_at=server.updated_at)
 
 
-#: Load options for the servers a sweep plans: what the last pass stored of a server, which a plan never
-#: reads, is not loaded (nor decoded), and is an error if read (a lazy load per server would cost more
-#: than loading it).
-NOT_PLANNED = (defer(Server.server_info, raiseload=True), defer(Server.capabilities, raiseload=True),
+#: What the last pass stored of a server, which a plan never reads: not loaded (nor decoded) for a sweep's
+#: servers, and an error if read (a lazy load per server would cost more than loading it).
+_NOT_PLANNED = (defer(Server.server_info, raiseload=True), defer(Server.capabilities, raiseload=True),
                 defer(Server.instructions, raiseload=True))
+
+
+def plans_where(ctx: Context, *where: ColumnElement[bool]) -> list[PassPlan]:
+    """The plans of the enabled ``auto`` servers that also match ``where``, in name order, from one query:
+    a manual sweep of every server, the scheduler's sweep of those due, its passes after list_changed."""
+    with ctx.db.transaction() as session:
+        servers = session.scalars(
+            select(Server).where(Server.enabled.is_(True), Server.discovery == "auto", *where)
+            .order_by(Server.name).options(*_NOT_PLANNED)
+        ).all()
+        return [_plan(ctx, s) for s in servers]
 
 
 def plan(ctx: Context, names: Sequence[str] | None) -> list[PassPlan]:
     """The servers a pass covers: those named (each must exist and be ``auto``), else every enabled
     ``auto`` server."""
+    if not names:
+        return plans_where(ctx)
     with ctx.db.transaction() as session:
-        if names:
-            plans = []
-            for name in dict.fromkeys(names):
-                server = load_server(session, name)
-                if server.discovery == "manual":
-                    raise InvalidInput(f"server {name!r} is manual: toolvet never contacts it", "server")
-                plans.append(_plan(ctx, server))
-            return plans
-        servers = session.scalars(
-            select(Server).where(Server.enabled.is_(True), Server.discovery == "auto").order_by(Server.name)
-            .options(*NOT_PLANNED)
-        ).all()
-        return [_plan(ctx, s) for s in servers]
+        plans = []
+        for name in dict.fromkeys(names):
+            server = load_server(session, name)
+            if server.discovery == "manual":
+                raise InvalidInput(f"server {name!r} is manual: toolvet never contacts it", "server")
+            plans.append(_plan(ctx, server))
+        return plans
 
 
 async def discover(

@@ -25,23 +25,14 @@ import anyio
 import anyio.to_thread
 import httpx2
 from anyio.abc import TaskGroup, TaskStatus
-from sqlalchemy import or_, select
+from sqlalchemy import or_
 
 from toolvet.db.models import Server
 from toolvet.db.types import utcnow
 from toolvet.discovery.watch import watch_list_changed
 from toolvet.services import leases, retention
 from toolvet.services.context import Context
-from toolvet.services.discovery import (
-    NOT_PLANNED,
-    OnRun,
-    PassPlan,
-    _plan,
-    limits_from,
-    plan,
-    run_passes,
-    upstream_guard,
-)
+from toolvet.services.discovery import OnRun, PassPlan, limits_from, plan, plans_where, run_passes, upstream_guard
 from toolvet.upstream.http import http_client
 from toolvet.upstream.target import Target
 
@@ -80,22 +71,10 @@ class Scheduler:
 
     def _due(self, now: datetime) -> list[PassPlan]:
         cutoff = now - timedelta(seconds=self.ctx.settings.discovery_interval)
-        with self.ctx.db.transaction() as session:
-            servers = session.scalars(
-                select(Server).where(
-                    Server.enabled.is_(True), Server.discovery == "auto",
-                    or_(Server.last_discovery_at.is_(None), Server.last_discovery_at <= cutoff),
-                ).order_by(Server.name).options(*NOT_PLANNED)
-            ).all()
-            return [_plan(self.ctx, s) for s in servers]
+        return plans_where(self.ctx, or_(Server.last_discovery_at.is_(None), Server.last_discovery_at <= cutoff))
 
     def _named(self, names: list[str]) -> list[PassPlan]:
-        with self.ctx.db.transaction() as session:
-            servers = session.scalars(
-                select(Server).where(Server.name.in_(names), Server.enabled.is_(True),
-                                     Server.discovery == "auto").options(*NOT_PLANNED)
-            ).all()
-            return [_plan(self.ctx, s) for s in servers]
+        return plans_where(self.ctx, Server.name.in_(names))
 
     def watched(self) -> dict[str, Target]:
         """The servers that have a list-changed watcher now, and the target each one watches."""
