@@ -279,3 +279,51 @@ async def test_two_groups_are_in_flight_to_the_writer_process_and_every_apply_is
     assert most == discovery_writer.PIPELINE
     assert sorted(sent) == [f"up{index:02d}" for index in range(40)]  # each sent once, whole
     assert {r.server: counts(r) for r in runs} == {f"up{index:02d}": ("ok", 2, 0, 0, 0, 0) for index in range(40)}
+
+
+async def test_once_the_writer_process_is_up_a_sweep_takes_its_leases_there(wctx, admin, monkeypatch):
+    """Leases go to the writer process with the applies, first in first out: taken in a thread of this
+    process they fought the writer for SQLite's write lock, each side's busy handler sleeping."""
+    from toolvet.services import discovery_writer
+
+    steps: list[str] = []
+    run = ProcessWriter._run
+
+    async def recording(self: ProcessWriter, fn: Any, *args: Any) -> Any:
+        steps.append(fn.__name__)
+        return await run(self, fn, *args)
+
+    def not_here(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a lease taken in this process while the writer process is up")
+
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        for index in range(60):  # more than one chunk of leases (3 x discovery_concurrency)
+            servers.create_server(wctx, admin, {"name": f"up{index:02d}", "url": up.url})
+        assert isinstance(writer_for(wctx, 60), ProcessWriter)
+        await wctx.discovery_writer.pid()  # up
+        monkeypatch.setattr(ProcessWriter, "_run", recording)
+        monkeypatch.setattr(discovery_writer, "begin_passes", not_here)  # this process's own lease step
+        runs = await sweep(wctx, admin)
+    assert {counts(r) for r in runs} == {("ok", 1, 0, 0, 0, 0)} and len(runs) == 60
+    assert steps.count("_child_begin") >= 2 and "_child_apply" in steps
+
+
+async def test_passes_waiting_to_write_here_go_to_the_writer_process_once_it_is_up(wctx, admin, monkeypatch):
+    """While the writer process starts, passes write in this process one at a time; those still waiting
+    their turn when it is up go to it instead of writing here for seconds after."""
+    written_here: list[str] = []
+    inline_apply = InlineWriter.apply
+
+    async def slow_here(self: InlineWriter, server_id: int, name: str, *args: Any, **kwargs: Any) -> Any:
+        written_here.append(name)
+        await anyio.sleep(0.3)  # a pass slowed by this process's event loop, as in a big sweep
+        return await inline_apply(self, server_id, name, *args, **kwargs)
+
+    monkeypatch.setattr(InlineWriter, "apply", slow_here)
+    with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
+        for index in range(40):
+            servers.create_server(wctx, admin, {"name": f"up{index:02d}", "url": up.url})
+        runs = await sweep(wctx, admin)  # its writer process starts with the sweep (about a second)
+    assert {counts(r) for r in runs} == {("ok", 1, 0, 0, 0, 0)} and len(runs) == 40
+    # 40 passes at 0.3 s each would take 12 s here; the process took the rest once it was up.
+    assert 1 <= len(written_here) < 30

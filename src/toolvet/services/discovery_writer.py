@@ -5,10 +5,9 @@ next passes together), ``apply`` (reconcile the listing and record the run, rele
 that transaction) and ``release`` (give the lease back after a pass that never got to ``apply``).
 Discovery is CPU-bound under the GIL: reconciling a listing of 50 new tools costs about as much as
 fetching it, so in one process a big sweep runs at the sum of the two. :class:`ProcessWriter` runs
-a sweep's ``apply`` and ``release`` steps in one separate process, which reconciles on another core
-while this one fetches the next listings; one writer also means the sweep's passes never wait on each
-other for SQLite's lock. Its ``begin`` stays in this process (a thread), so taking the next leases
-never queues behind the writer's pending work.
+a sweep's three steps in one separate process, which reconciles on another core while this one
+fetches the next listings; one writer also means the sweep's steps never wait on each other for
+SQLite's lock (until that process is up, they run in this one).
 
 :class:`InlineWriter` is the same three steps in this process, for small sweeps (a writer process
 costs about a second to start) and as the fallback when a writer process dies. The writer process
@@ -160,6 +159,11 @@ def _child_apply(items: Sequence[ListingApply], holder: str) -> list[DiscoveryRu
     return outcomes
 
 
+def _child_begin(passes: Sequence[tuple[str, int]], lease_seconds: float, since: datetime | None,
+                 holder: str) -> list[str | None]:
+    return _carried(begin_passes, child_context().db, passes, lease_seconds, since, holder=holder)
+
+
 def _child_release(key: str, holder: str) -> None:
     _carried(leases.release, child_context().db, key, holder)
 
@@ -169,9 +173,8 @@ def _child_pid() -> int:
 
 
 class ProcessWriter:
-    """``apply`` and ``release`` in one writer process, first in first out, started with ``spawn`` (a
-    fork of this threaded, event-looped process is not safe) and kept until :meth:`close`; ``begin``
-    in a thread of this process.
+    """``begin``, ``apply`` and ``release`` in one writer process, first in first out, started with
+    ``spawn`` (a fork of this threaded, event-looped process is not safe) and kept until :meth:`close`.
 
     Applies go to the writer together: every apply that arrives while one round trip is in flight goes
     in the next, and the writer writes a group of them per transaction (``apply_listings``). A listing
@@ -196,6 +199,7 @@ class ProcessWriter:
         # Applies waiting to go to the writer together (see _apply_together).
         self._waiting: list[tuple[ListingApply, asyncio.Future[Any]]] = []
         self._in_flight = 0  # groups sent to the writer and not answered yet (at most PIPELINE)
+        self._inline_turn = anyio.Lock()  # held by the pass writing here while the process starts
 
     @property
     def alive(self) -> bool:
@@ -221,16 +225,30 @@ class ProcessWriter:
 
     async def begin(self, passes: Sequence[tuple[str, int]], lease_seconds: float,
                     since: datetime | None) -> list[str | None]:
-        # Leases are taken here, in a thread (it may wait a moment for SQLite's write lock while the
-        # writer commits), not queued behind the writer's pending reconciles: a sweep leases its next
-        # passes while the current ones are written, and must not starve for them.
-        return await anyio.to_thread.run_sync(begin_passes, self.ctx.db, passes, lease_seconds, since)
+        # Once the writer is up, leases are taken there too, queued behind at most PIPELINE groups of
+        # applies (the sweep asks two chunks ahead of the passes that need them). Taken in a thread of
+        # this process instead, they fought the writer for SQLite's write lock: each side's busy handler
+        # sleeps in growing steps, the writer took the lock again between them, and a lease transaction
+        # waited a second while the writer's next transaction waited for it (discovery Round 14).
+        if not self._up:
+            return await self.inline.begin(passes, lease_seconds, since)
+        try:
+            return await self._run(_child_begin, passes, lease_seconds, since, leases.HOLDER)
+        except BrokenProcessPool:
+            return await self.inline.begin(passes, lease_seconds, since)
 
     async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
                     lease_key: str, *, likely_unchanged: bool) -> DiscoveryRunOut:
-        if not self._up:
-            return await self.inline.apply(server_id, name, listing, started, trigger, lease_key,
-                                           likely_unchanged=likely_unchanged)
+        if not self._up or self._inline_turn.locked():
+            # Until the process is up, passes write here, one at a time; those that waited their turn
+            # meanwhile go to the process once it is up, and none goes there while one still writes
+            # here. A pass left queued for this process's thread went on writing here for seconds after
+            # the process was up, slowed by the event loop holding the GIL, while the process waited
+            # for SQLite's write lock (discovery Round 14).
+            async with self._inline_turn:
+                if not self._up:
+                    return await self.inline.apply(server_id, name, listing, started, trigger, lease_key,
+                                                   likely_unchanged=likely_unchanged)
         try:
             if likely_unchanged:
                 outcome = await self._apply_together(
