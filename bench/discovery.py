@@ -17,7 +17,9 @@ shares, that quotient is the least wall time the pass could take, however its wo
 
 A sweep of this size writes through toolvet's discovery writer process (``services.discovery_writer``):
 CPU is reported for this process and for the writer, and the no-change pass's writes are counted in
-both (statement events on each process's engine).
+both (statement events on each process's engine). Each pass also reports how long the writer's steps
+waited (their wall time over their CPU time, ``discovery_writer.busy``): SQLite's write lock held by
+another connection, the disk, or the other core's work.
 
 With ``--findings-cost R`` it measures instead what the findings cost a first pass: R rounds, each a
 first pass on a fresh registry with the findings and one without them (``bench/findings_off.py``, in
@@ -66,7 +68,7 @@ from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import servers
 from toolvet.services.auth import Principal, Role
 from toolvet.services.context import Context
-from toolvet.services.discovery_writer import ProcessWriter, child_context
+from toolvet.services.discovery_writer import ProcessWriter, busy, child_context
 from toolvet.settings import Settings
 
 FARM: Final = Path(__file__).with_name("farm.py")
@@ -118,6 +120,7 @@ class Phase:
     tools: int
     peak_rss_mb: float
     writer_cpu_seconds: float = 0.0  # CPU of toolvet's discovery writer process in this phase
+    writer_wait_seconds: float = 0.0  # wall time of the writer's steps over their CPU time: its waits
     farm_cpu_seconds: float = 0.0  # CPU of the farm subprocess in this phase
 
     @property
@@ -388,16 +391,18 @@ def _check_runs(runs: list[DiscoveryRunOut], config: Config, *, first: bool) -> 
             )
 
 
-def _writer_usage() -> tuple[float, float]:
-    """(CPU seconds, peak RSS in MB) of the process this runs in (called in the writer process)."""
-    return time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _writer_usage() -> tuple[float, float, float]:
+    """(CPU seconds, peak RSS in MB, seconds its steps waited) of the process this runs in (called in the
+    writer process). Waited: the steps' wall time over their CPU time (SQLite's write lock, the disk)."""
+    wall, cpu = busy()
+    return time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, wall - cpu
 
 
-async def writer_usage(ctx: Context) -> tuple[float, float]:
-    """The writer process's CPU and peak RSS so far; zeros when the context has none."""
+async def writer_usage(ctx: Context) -> tuple[float, float, float]:
+    """The writer process's CPU, peak RSS and waits so far; zeros when the context has none."""
     writer = ctx.discovery_writer
     if not isinstance(writer, ProcessWriter) or not writer.alive:
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
     return await writer.call(_writer_usage)
 
 
@@ -409,18 +414,18 @@ async def timed_discover(ctx: Context, config: Config, farm: Farm, name: str, *,
     # and ``toolvet serve`` import it before any pass.
     from toolvet.services import discovery
 
-    writer_cpu, _ = await writer_usage(ctx)
+    writer_cpu, _, writer_waited = await writer_usage(ctx)
     started, cpu, farm_cpu = time.perf_counter(), time.process_time(), farm.cpu_seconds()
     runs = await discovery.discover(ctx, ADMIN)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     farm_cpu = farm.cpu_seconds() - farm_cpu
-    writer_cpu_after, writer_rss = await writer_usage(ctx)
+    writer_cpu_after, writer_rss, writer_waited_after = await writer_usage(ctx)
     _check_runs(runs, config, first=first)
     total = stored_tools(ctx)
     if total != config.servers * config.tools:
         raise BenchError(f"{name}: {total} tools stored, expected {config.servers * config.tools}")
     return Phase(name, seconds, cpu, sum(r.added + r.unchanged for r in runs), peak_rss_mb() + writer_rss,
-                 writer_cpu_after - writer_cpu, farm_cpu)
+                 writer_cpu_after - writer_cpu, farm_cpu, writer_waited_after - writer_waited)
 
 
 # ------------------------------------------------------------------------------------ write count
@@ -617,10 +622,10 @@ def render_findings_cost(cost: FindingsCost) -> str:
     names = "every server's names its own" if c.distinct_names else "names shared by a fleet of servers"
     lines = [f"toolvet discovery benchmark, what the findings cost a first pass: {c.servers} servers x "
              f"{c.tools} tools, {names}, {c.findings_cost} rounds, concurrency {c.concurrency}", "",
-             f"{'first pass':<16}{'wall':>11}{'CPU':>11}{'writer':>11}{'farm':>11}"]
+             f"{'first pass':<16}{'wall':>11}{'CPU':>11}{'writer':>11}{'farm':>11}{'waited':>11}"]
     for _, p in cost.runs:
         lines.append(f"{p.name:<16}{p.seconds:>9.2f} s{p.cpu_seconds:>9.2f} s{p.writer_cpu_seconds:>9.2f} s"
-                     f"{p.farm_cpu_seconds:>9.2f} s")
+                     f"{p.farm_cpu_seconds:>9.2f} s{p.writer_wait_seconds:>9.2f} s")
     t = cost.target
     lines += ["", f"with findings / without (medians): wall {cost.ratio:.2f}x (target <= {t.limit:g}x: "
               f"{'PASS' if t.passed else 'FAIL'})"
@@ -671,6 +676,9 @@ def render_table(report: Report) -> str:
         " farm: CPU of the upstream farm; vs base: wall / baseline wall; peak RSS: this process + writer)",
         *(f"{p.name}: CPU of all three processes {p.all_cpu_seconds:.2f} s, over {cores()} cores "
           f"{p.all_cpu_seconds / cores():.2f} s (the least wall time any spread of that work could take here)"
+          for p in (report.first_pass, report.no_change_pass)),
+        *(f"{p.name}: the writer's steps waited {p.writer_wait_seconds:.2f} s (their wall time over their CPU "
+          "time: SQLite's write lock, the disk, the other core's work)"
           for p in (report.first_pass, report.no_change_pass)),
         "",
         "rows written by the no-change pass:",

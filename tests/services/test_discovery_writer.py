@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from tests.upstreams import raw_listing_server
 from toolvet.db.models import DiscoveryRun, Lease
-from toolvet.services import discovery, leases, servers, tools
+from toolvet.services import discovery, discovery_writer, leases, servers, tools
 from toolvet.services.context import Context
 from toolvet.services.discovery_writer import InlineWriter, ProcessWriter, writer_for
 from toolvet.services.discovery_writes import LEASED_ELSEWHERE
@@ -63,6 +63,9 @@ async def test_a_sweep_through_the_writer_process_stores_what_an_inline_one_woul
         pages[None] = {"tools": [tool("a", "Now does another thing."), tool("c")]}
         changed = await sweep(wctx, admin)  # the fast path fails: sent again, whole
         assert await wctx.discovery_writer.pid() == writer_pid  # one writer process, kept across sweeps
+        # What its steps took, for the benchmarks: wall time (waits included) at least their CPU time.
+        wall, cpu = await wctx.discovery_writer.call(discovery_writer.busy)
+        assert wall + 0.01 >= cpu > 0
     assert [counts(r) for r in first] == [("ok", 2, 0, 0, 0, 0)] * SERVERS
     assert [counts(r) for r in again] == [("ok", 0, 0, 2, 0, 0)] * SERVERS
     assert [counts(r) for r in changed] == [("ok", 1, 1, 0, 1, 0)] * SERVERS
@@ -121,7 +124,6 @@ def test_small_sweeps_and_a_zero_threshold_stay_in_this_process(settings):
 
 async def test_leases_taken_ahead_for_passes_that_never_start_are_given_back(ctx, admin, monkeypatch):
     """A sweep leases its next passes together; when it fails, the ones not started are released."""
-    from toolvet.services import discovery_writer
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("disk full")
@@ -141,7 +143,6 @@ async def test_leases_taken_ahead_for_passes_that_never_start_are_given_back(ctx
 async def test_withheld_listings_go_to_the_writer_together(wctx, admin, monkeypatch):
     """Likely-unchanged listings go without their tools, several per round trip to the writer; one
     whose fast path fails after all (an operator deleted a tool) is sent again whole."""
-    from toolvet.services import discovery_writer
 
     batches: list[int] = []
     run = ProcessWriter._run
@@ -250,7 +251,6 @@ async def test_fetches_stay_within_discovery_concurrency_while_fetched_passes_wa
 async def test_two_groups_are_in_flight_to_the_writer_process_and_every_apply_is_answered(wctx, admin, monkeypatch):
     """While the writer process writes one group of applies, the next is sent (PIPELINE); never more,
     and every pass gets its own outcome."""
-    from toolvet.services import discovery_writer
 
     in_flight = most = 0
     sent: list[str] = []
@@ -284,7 +284,6 @@ async def test_two_groups_are_in_flight_to_the_writer_process_and_every_apply_is
 async def test_once_the_writer_process_is_up_a_sweep_takes_its_leases_there(wctx, admin, monkeypatch):
     """Leases go to the writer process with the applies, first in first out: taken in a thread of this
     process they fought the writer for SQLite's write lock, each side's busy handler sleeping."""
-    from toolvet.services import discovery_writer
 
     steps: list[str] = []
     run = ProcessWriter._run

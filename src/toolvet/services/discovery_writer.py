@@ -23,6 +23,7 @@ import gc
 import logging
 import multiprocessing
 import os
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -144,12 +145,32 @@ def _carried(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise _failure(exc) from None
 
 
+#: Seconds the writer process has spent in its steps, as (wall time, its thread's CPU time): wall time
+#: well above CPU time is time the writer waited (for SQLite's write lock, or the disk). Read with
+#: ``ProcessWriter.call(busy)`` (benchmarks, diagnostics).
+_busy = [0.0, 0.0]
+
+
+def busy() -> tuple[float, float]:
+    """(wall, CPU) seconds this writer process has spent in its steps so far."""
+    return _busy[0], _busy[1]
+
+
+def _timed(fn: Callable[..., T], *args: Any) -> T:
+    wall, cpu = time.perf_counter(), time.thread_time()
+    try:
+        return fn(*args)
+    finally:
+        _busy[0] += time.perf_counter() - wall
+        _busy[1] += time.thread_time() - cpu
+
+
 def _child_apply(items: Sequence[ListingApply], holder: str) -> list[DiscoveryRunOut | WriterFailure | None]:
     """Apply several listings (``discovery_writes.apply_listings``: a group of them per transaction); per
     item its run, its failure, or None when its tools were withheld and it needs them after all (nothing
     was written for it)."""
     outcomes: list[DiscoveryRunOut | WriterFailure | None] = []
-    for outcome in apply_listings(child_context(), items, holder):
+    for outcome in _timed(apply_listings, child_context(), items, holder):
         if isinstance(outcome, ToolsWithheld):
             outcomes.append(None)
         elif isinstance(outcome, Exception):
@@ -161,11 +182,11 @@ def _child_apply(items: Sequence[ListingApply], holder: str) -> list[DiscoveryRu
 
 def _child_begin(passes: Sequence[tuple[str, int]], lease_seconds: float, since: datetime | None,
                  holder: str) -> list[str | None]:
-    return _carried(begin_passes, child_context().db, passes, lease_seconds, since, holder=holder)
+    return _timed(partial(_carried, begin_passes, holder=holder), child_context().db, passes, lease_seconds, since)
 
 
 def _child_release(key: str, holder: str) -> None:
-    _carried(leases.release, child_context().db, key, holder)
+    _timed(_carried, leases.release, child_context().db, key, holder)
 
 
 def _child_pid() -> int:
