@@ -143,7 +143,6 @@ async def test_leases_taken_ahead_for_passes_that_never_start_are_given_back(ctx
 async def test_withheld_listings_go_to_the_writer_together(wctx, admin, monkeypatch):
     """Likely-unchanged listings go without their tools, several per round trip to the writer; one
     whose fast path fails after all (an operator deleted a tool) is sent again whole."""
-
     batches: list[int] = []
     run = ProcessWriter._run
 
@@ -251,7 +250,6 @@ async def test_fetches_stay_within_discovery_concurrency_while_fetched_passes_wa
 async def test_two_groups_are_in_flight_to_the_writer_process_and_every_apply_is_answered(wctx, admin, monkeypatch):
     """While the writer process writes one group of applies, the next is sent (PIPELINE); never more,
     and every pass gets its own outcome."""
-
     in_flight = most = 0
     sent: list[str] = []
     run = ProcessWriter._run
@@ -284,7 +282,6 @@ async def test_two_groups_are_in_flight_to_the_writer_process_and_every_apply_is
 async def test_once_the_writer_process_is_up_a_sweep_takes_its_leases_there(wctx, admin, monkeypatch):
     """Leases go to the writer process with the applies, first in first out: taken in a thread of this
     process they fought the writer for SQLite's write lock, each side's busy handler sleeping."""
-
     steps: list[str] = []
     run = ProcessWriter._run
 

@@ -25,7 +25,7 @@ import multiprocessing
 import os
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
@@ -156,10 +156,10 @@ def busy() -> tuple[float, float]:
     return _busy[0], _busy[1]
 
 
-def _timed(fn: Callable[..., T], *args: Any) -> T:
+def _timed(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
-        return fn(*args)
+        return fn(*args, **kwargs)
     finally:
         _busy[0] += time.perf_counter() - wall
         _busy[1] += time.thread_time() - cpu
@@ -182,7 +182,7 @@ def _child_apply(items: Sequence[ListingApply], holder: str) -> list[DiscoveryRu
 
 def _child_begin(passes: Sequence[tuple[str, int]], lease_seconds: float, since: datetime | None,
                  holder: str) -> list[str | None]:
-    return _timed(partial(_carried, begin_passes, holder=holder), child_context().db, passes, lease_seconds, since)
+    return _timed(_carried, begin_passes, child_context().db, passes, lease_seconds, since, holder=holder)
 
 
 def _child_release(key: str, holder: str) -> None:
@@ -251,12 +251,8 @@ class ProcessWriter:
         # this process instead, they fought the writer for SQLite's write lock: each side's busy handler
         # sleeps in growing steps, the writer took the lock again between them, and a lease transaction
         # waited a second while the writer's next transaction waited for it (discovery Round 14).
-        if not self._up:
-            return await self.inline.begin(passes, lease_seconds, since)
-        try:
-            return await self._run(_child_begin, passes, lease_seconds, since, leases.HOLDER)
-        except BrokenProcessPool:
-            return await self.inline.begin(passes, lease_seconds, since)
+        return await self._there_or_here(partial(self.inline.begin, passes, lease_seconds, since),
+                                         _child_begin, passes, lease_seconds, since, leases.HOLDER)
 
     async def apply(self, server_id: int, name: str, listing: Listing, started: datetime, trigger: str,
                     lease_key: str, *, likely_unchanged: bool) -> DiscoveryRunOut:
@@ -335,13 +331,16 @@ class ProcessWriter:
                 self._waiting.append((item, future))
 
     async def release(self, key: str) -> None:
+        await self._there_or_here(partial(self.inline.release, key), _child_release, key, leases.HOLDER)
+
+    async def _there_or_here(self, here: Callable[[], Awaitable[T]], fn: Callable[..., T], *args: Any) -> T:
+        """``fn`` in the writer process once it is up, else (or once it has died) ``here``, in this one."""
         if not self._up:
-            await self.inline.release(key)
-            return
+            return await here()
         try:
-            await self._run(_child_release, key, leases.HOLDER)
+            return await self._run(fn, *args)
         except BrokenProcessPool:
-            await self.inline.release(key)
+            return await here()
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run the module-level function ``fn`` in the writer process (tests, diagnostics, benchmarks)."""
