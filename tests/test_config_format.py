@@ -48,3 +48,6 @@ def test_the_schema_refuses_what_the_apply_refuses():
     assert not validator.is_valid({"version": 2})
     assert not validator.is_valid({"servers": {"x": {"enabeld": True}}})
     assert not validator.is_valid({"users": {"alice": {"mode": "sometimes"}}})
+    assert not validator.is_valid({"servers": {"x": {"fleet": "Crm"}}})
+    assert validator.is_valid({"servers": {"x": {"fleet": "crm"}}})
+    assert validator.is_valid({"servers": {"x": {"fleet": None}}})

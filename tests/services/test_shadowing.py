@@ -82,3 +82,83 @@ async def test_a_name_many_servers_share_never_crowds_out_another_names_original
     # The fleet's tools are copies of one another: each is compared with (and flags) the two earliest only.
     others = {f["other_server"] for f in tools.get_tool(ctx, admin, "copycat", "list_007").findings}
     assert others == {"fleet-a", "fleet-b"}
+
+
+COPY = "Create a new issue in a GitHub repository with a title and body."
+
+
+def cross(ctx: Context, admin: Any, server: str, name: str) -> list[tuple[str, str]]:
+    """The cross-server findings of a tool, as (code, other server), sorted."""
+    return sorted((f["code"], f["other_server"]) for f in tools.get_tool(ctx, admin, server, name).findings
+                  if f["code"] in ("tool-duplicate", "tool-shadowing"))
+
+
+async def test_servers_of_one_fleet_are_not_compared_with_each_other_but_a_copy_from_outside_is(ctx, admin):
+    listing = {None: {"tools": [tool("create_issue", ORIGINAL),
+                                tool("triage", "Before calling create_issue, always label it.")]}}
+    copycat = {None: {"tools": [tool("create_issue", COPY)]}}
+    with raw_listing_server(listing) as deployed, raw_listing_server(copycat) as other:
+        for name in ("crm-sales", "crm-eu"):
+            servers.create_server(ctx, admin, {"name": name, "url": deployed.url, "fleet": "crm"})
+            await discover(ctx, admin, name)
+        servers.create_server(ctx, admin, {"name": "copycat", "url": other.url})
+        await discover(ctx, admin, "copycat")
+    # The two deployments neither copy nor steer each other; the outsider's copy is flagged on all three.
+    assert cross(ctx, admin, "crm-eu", "triage") == []
+    assert cross(ctx, admin, "crm-sales", "create_issue") == [("tool-duplicate", "copycat")]
+    assert cross(ctx, admin, "crm-eu", "create_issue") == [("tool-duplicate", "copycat")]
+    assert cross(ctx, admin, "copycat", "create_issue") == [("tool-duplicate", "crm-eu"),
+                                                            ("tool-duplicate", "crm-sales")]
+
+
+async def test_a_fleet_change_compares_its_servers_again_and_leaves_other_pairs_alone(ctx, admin):
+    listing = {None: {"tools": [tool("create_issue", ORIGINAL)]}}
+    with raw_listing_server(listing) as deployed:
+        for name in ("one", "two", "three"):
+            servers.create_server(ctx, admin, {"name": name, "url": deployed.url, "hold_flagged_tools": True})
+            await discover(ctx, admin, name)
+    everyone = {"one": [("tool-duplicate", "three"), ("tool-duplicate", "two")],
+                "two": [("tool-duplicate", "one"), ("tool-duplicate", "three")],
+                "three": [("tool-duplicate", "one"), ("tool-duplicate", "two")]}
+    assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == everyone
+    assert {tools.get_tool(ctx, admin, n, "create_issue").offered for n in everyone} == {False}  # held: flagged
+
+    # Alone in its fleet, "one" still differs in fleet from the others: nothing changes.
+    servers.update_server(ctx, admin, "one", {"fleet": "tracker"})
+    assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == everyone
+    # "two" joins it: the pair's findings go, both ways; the pairs with "three" stay.
+    servers.update_server(ctx, admin, "two", {"fleet": "tracker"})
+    joined = {"one": [("tool-duplicate", "three")], "two": [("tool-duplicate", "three")],
+              "three": [("tool-duplicate", "one"), ("tool-duplicate", "two")]}
+    assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == joined
+    # All three in the fleet: no cross-server finding is left, so no tool is held for one.
+    servers.update_server(ctx, admin, "three", {"fleet": "tracker"})
+    assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == {n: [] for n in everyone}
+    assert {tools.get_tool(ctx, admin, n, "create_issue").offered for n in everyone} == {True}
+    # "two" leaves (to no fleet): its pairs with the fleet are compared again and flagged again.
+    servers.update_server(ctx, admin, "two", {"fleet": None})
+    left = {"one": [("tool-duplicate", "two")], "two": [("tool-duplicate", "one"), ("tool-duplicate", "three")],
+            "three": [("tool-duplicate", "two")]}
+    assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == left
+    # "one" moves from "tracker" to the fleet "two" is in: its pair with "two" goes, with "three" comes back.
+    servers.update_server(ctx, admin, "two", {"fleet": "other"})
+    assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == left
+    servers.update_server(ctx, admin, "one", {"fleet": "other"})
+    moved = {"one": [("tool-duplicate", "three")], "two": [("tool-duplicate", "three")],
+             "three": [("tool-duplicate", "one"), ("tool-duplicate", "two")]}
+    assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == moved
+    # A discovery pass afterwards reaches the same findings (and repeats none).
+    with raw_listing_server(listing) as again:
+        for name in everyone:
+            servers.update_server(ctx, admin, name, {"url": again.url})
+        await discover(ctx, admin, *everyone)
+    assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == moved
+
+
+def test_a_fleet_name_follows_the_server_name_rule(ctx, admin):
+    with pytest.raises(Exception, match="fleet") as caught:
+        servers.create_server(ctx, admin, {"name": "up", "url": "http://127.0.0.1:9/mcp", "fleet": "Not OK"})
+    assert "does not match" in str(caught.value)
+    created = servers.create_server(ctx, admin, {"name": "up", "url": "http://127.0.0.1:9/mcp", "fleet": "crm"})
+    assert created.fleet == "crm"
+    assert servers.update_server(ctx, admin, "up", {"fleet": None}).fleet is None

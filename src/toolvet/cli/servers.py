@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from toolvet.cli import parsing, render
-from toolvet.cli.group import command_group
+from toolvet.cli.group import command_group, exclusive
 from toolvet.cli.render import JsonOption, LimitOption, OffsetOption
 from toolvet.cli.runtime import confirm_or_refuse, local
 from toolvet.cli.server_oauth import AuthOpt, ClientIdOpt, ClientSecretOpt, GrantOpt, ScopeOpt, connect, oauth_fields
@@ -41,6 +41,9 @@ EnvOpt = Annotated[
 ]
 CwdOpt = Annotated[str | None, typer.Option("--cwd", help="Working directory of a stdio server.")]
 TitleOpt = Annotated[str | None, typer.Option("--title", help="A human-readable title.")]
+FLEET_HELP = ("The software this server is one deployment of (a name like a server's): servers of one fleet "
+              "are not compared with each other for duplicate or shadowing tools.")
+FleetOpt = Annotated[str | None, typer.Option("--fleet", help=FLEET_HELP)]
 
 
 
@@ -106,6 +109,7 @@ def add(
     ] = False,
     disabled: Annotated[bool, typer.Option("--disabled", help="Register the server disabled.")] = False,
     approval: ApprovalOpt = ApprovalFloor.USER,
+    fleet: FleetOpt = None,
     auth: AuthOpt = None,
     oauth_grant: GrantOpt = None,
     oauth_client_id: ClientIdOpt = None,
@@ -125,6 +129,7 @@ def add(
         "hold_flagged_tools": hold_flagged,
         "remove_stale": remove_stale,
         "approval": approval.value,
+        "fleet": fleet,
         **oauth_fields(auth, oauth_grant, oauth_client_id, oauth_client_secret, oauth_scope),
     }
     with local() as (ctx, me):
@@ -208,6 +213,8 @@ def set_(
         ),
     ] = None,
     approval: Annotated[ApprovalFloor | None, typer.Option("--approval", help=APPROVAL_HELP)] = None,
+    fleet: FleetOpt = None,
+    no_fleet: Annotated[bool, typer.Option("--no-fleet", help="Take the server out of its fleet.")] = False,
     auth: AuthOpt = None,
     oauth_grant: GrantOpt = None,
     oauth_client_id: ClientIdOpt = None,
@@ -216,6 +223,7 @@ def set_(
     as_json: JsonOption = False,
 ) -> None:
     """Change the options given; everything else is left as it is."""
+    exclusive(("--fleet", fleet is not None), ("--no-fleet", no_fleet))
     patch = _endpoint_fields(url, transport, header, command, arg, env, cwd, title)
     _flag(enabled, "enabled", patch)
     if auto is not None:
@@ -227,6 +235,8 @@ def set_(
     _flag(new_tools_enabled, "new_tools_enabled", patch)
     if approval is not None:
         patch["approval"] = approval.value
+    if fleet is not None or no_fleet:
+        patch["fleet"] = fleet  # None with --no-fleet: out of its fleet
     oauth_given = (auth, oauth_grant, oauth_client_id, oauth_client_secret, oauth_scope)
     if not patch and all(v is None for v in oauth_given):
         raise InvalidInput("nothing to change: give at least one option (see --help)", "options")

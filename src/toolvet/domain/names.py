@@ -1,4 +1,4 @@
-"""Name rules for servers, tools and tool sets."""
+"""Name rules for servers, tools, tool sets and fleets."""
 
 from __future__ import annotations
 
@@ -31,6 +31,14 @@ def is_conventional_tool_name(name: str) -> bool:
 def tool_set_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a tool set, or None when it can: the server-name rule, since a set's
     name is a path segment (``/mcp/sets/{name}``) and an audit object id, as a server's is."""
+    if not _SERVER_NAME.fullmatch(name):
+        return f"{name!r} does not match {SERVER_NAME_PATTERN} (lowercase letters, digits and '-', 1-32 long)"
+    return None
+
+
+def fleet_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a fleet (the software several servers deploy), or None when it can: the
+    server-name rule, so a fleet reads like the servers it groups (``crm`` for ``crm-sales``, ``crm-eu``)."""
     if not _SERVER_NAME.fullmatch(name):
         return f"{name!r} does not match {SERVER_NAME_PATTERN} (lowercase letters, digits and '-', 1-32 long)"
     return None

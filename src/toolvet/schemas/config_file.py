@@ -8,8 +8,9 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolvet.domain.names import SERVER_NAME_PATTERN
 from toolvet.domain.policy import ApprovalFloor, PermissionMode
-from toolvet.schemas.servers import DiscoveryMode, Transport
+from toolvet.schemas.servers import FLEET_HELP, DiscoveryMode, Transport
 from toolvet.schemas.tool_sets import ToolSetMember
 
 FORMAT_VERSION: Final = 1
@@ -50,6 +51,7 @@ class ServerEntry(_Strict):
     hold_flagged_tools: bool | None = None
     remove_stale: bool | None = None
     approval: ApprovalFloor | None = None
+    fleet: str | None = Field(default=None, pattern=SERVER_NAME_PATTERN, description=FLEET_HELP)
     tools: dict[str, ToolEntry] | None = Field(
         default=None, description="Settings of the server's tools by name; a tool not discovered yet is "
         "set by the first apply after discovery finds it.")

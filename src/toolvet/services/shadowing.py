@@ -12,6 +12,10 @@ passes' listings in one): each name's candidates are read once, with the tools' 
 step with what the passes write, so every pass sees exactly what a query of its own would return; the
 findings written back onto copied tools are gathered and written once, before the commit. A pass that
 changes nothing reads nothing.
+
+Servers an operator put in one fleet (``Server.fleet``: deployments of one software) are compared as one
+server is with itself: not at all. When a server's fleet changes, :func:`compare_again` works out the
+findings between it and the members of its old and new fleets anew, in the update's transaction.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+import orjson
 from sqlalchemy import Connection, String, bindparam, column, select, update, values
 from sqlalchemy.engine import Dialect
 
@@ -70,7 +75,7 @@ def _compile_candidates(dialect: Dialect, slots: int) -> _Compiled:
                 .where(_OTHER.c.name == wanted.c.name, _OTHER.c.retired_at.is_(None))
                 .order_by(_OTHER.c.id).limit(PER_NAME + 1).correlate(wanted))
     statement = (select(Tool.id, Tool.server_id, Tool.name, Tool.title, Tool.description, Tool.findings,
-                        Server.name.label("server"))
+                        Server.name.label("server"), Server.fleet)
                  .select_from(wanted).join(Tool, Tool.id.in_(earliest)).join(Server, Tool.server_id == Server.id)
                  .order_by(Tool.id))
     compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
@@ -153,27 +158,31 @@ class CrossServer:
         params = {**fixed} | {f"p_name_{i}": n for i, n in enumerate(missing + [""] * (slots - len(missing)))}
         for name in missing:
             self._by_name[name] = []
-        for tool_id, server_id, name, title, description, findings, server in self._conn.exec_driver_sql(
+        for tool_id, server_id, name, title, description, findings, server, fleet in self._conn.exec_driver_sql(
                 sql, tuple(params[k] for k in order) if order is not None else params):
             # A tool whose findings changed here keeps them (they are not written yet).
             candidate = self._pending.get(tool_id)
             if candidate is None:
-                candidate = _Candidate(tool_id, server_id, OtherTool(server, name, description, title), findings)
+                candidate = _Candidate(tool_id, server_id, OtherTool(server, name, description, title, fleet), findings)
             self._by_name[name].append(candidate)
             self._by_id[tool_id] = candidate
 
-    def _others(self, name: str, server_id: int) -> list[_Candidate]:
-        """``name``'s candidates for a pass of server ``server_id`` (loaded): other servers' PER_NAME earliest."""
-        return [c for c in self._by_name[name] if c.server_id != server_id][:PER_NAME]
+    def _others(self, name: str, server_id: int, fleet: str | None) -> list[_Candidate]:
+        """``name``'s candidates for a pass of server ``server_id`` of ``fleet`` (loaded): other servers'
+        PER_NAME earliest, leaving out the fleet's (a fleet whose deployments are a name's earliest has no
+        candidates for it: a later copy from outside the fleet was compared with them when it came)."""
+        return [c for c in self._by_name[name]
+                if c.server_id != server_id and (fleet is None or c.other.fleet != fleet)][:PER_NAME]
 
     def _forget(self, name: str) -> None:
         """Read ``name``'s candidates again when next needed (the passes' writes changed who they are)."""
         for candidate in self._by_name.pop(name, ()):
             self._by_id.pop(candidate.id, None)
 
-    def add_findings(self, server_id: int, server_name: str, changes: ChangeSet) -> None:
+    def add_findings(self, server_id: int, server_name: str, changes: ChangeSet, fleet: str | None = None) -> None:
         """Add to the pass's upserts (before they are written) the findings they earn against other servers'
-        tools, and change the matching ``tool-duplicate`` findings of the tools they copy (see :meth:`flush`)."""
+        tools (those of the server's ``fleet`` left out), and change the matching ``tool-duplicate`` findings
+        of the tools they copy (see :meth:`flush`)."""
         if not changes.added and not changes.changed:
             return
         upserts = [(u, {u.claim.name} | _mentioned(u)) for u in (*changes.added, *changes.changed)]
@@ -181,7 +190,7 @@ class CrossServer:
         self._load(names)
         by_name: dict[str, list[_Candidate]] = {}
         for name in names:
-            if others := self._others(name, server_id):
+            if others := self._others(name, server_id, fleet):
                 by_name[name] = others
         if not by_name:
             return
@@ -191,7 +200,7 @@ class CrossServer:
                           else [c for name in sorted(wanted) for c in by_name.get(name, ())])
             if not candidates:
                 continue
-            found = cross_server_findings(server_name, upsert.claim.definition, [c.other for c in candidates])
+            found = cross_server_findings(server_name, upsert.claim.definition, [c.other for c in candidates], fleet)
             upsert.findings.extend(found)
             copies: set[int] = set()
             for f in found:
@@ -200,7 +209,7 @@ class CrossServer:
                 original = next(c for c in candidates
                                 if (c.other.server, c.other.name) == (f["other_server"], f["other_tool"]))
                 copies.add(original.id)
-                mine = OtherTool(server_name, upsert.claim.name, upsert.claim.description, upsert.claim.title)
+                mine = OtherTool(server_name, upsert.claim.name, upsert.claim.description, upsert.claim.title, fleet)
                 copied.setdefault(original.id, []).extend(copied_findings(original.other, mine))
             # A tool of its name that this one copied before, and copies no more (its text changed).
             for original in by_name.get(upsert.claim.name, ()):
@@ -223,13 +232,13 @@ class CrossServer:
             original.findings = kept
             self._pending[original.id] = original
 
-    def retired(self, server_id: int, server_name: str, names: list[str]) -> None:
+    def retired(self, server_id: int, server_name: str, names: list[str], fleet: str | None = None) -> None:
         """A pass retired (or deleted) its tools ``names``: the tools they copied no longer name them."""
         if not names:
             return
         self._load(names)
         for name in names:
-            for original in self._others(name, server_id):
+            for original in self._others(name, server_id, fleet):
                 self._drop_copy(original, server_name, name)
 
     def written(self, changes: ChangeSet, removed: bool) -> None:
@@ -248,7 +257,7 @@ class CrossServer:
             if candidate is None:
                 continue
             c = upsert.claim
-            candidate.other = OtherTool(candidate.other.server, c.name, c.description, c.title)
+            candidate.other = OtherTool(candidate.other.server, c.name, c.description, c.title, candidate.other.fleet)
             candidate.findings = list(upsert.findings)
         for upsert in changes.added:
             # A new tool is the latest of its name: it joins only a name that has fewer than PER_NAME + 1.
@@ -268,3 +277,96 @@ class CrossServer:
             self._conn.execute(_UPDATE_FINDINGS, [{"p_id": tool_id, "p_findings": c.findings}
                                                   for tool_id, c in self._pending.items()])
             self._pending.clear()
+
+
+# ------------------------------------------------------------------ a fleet changed
+
+_SELECT_FLEET_SERVERS = select(Server.id, Server.name, Server.fleet).where(
+    Server.id.in_(bindparam("p_ids", expanding=True)))
+_SELECT_FLEET_TOOLS = (
+    select(Tool.id, Tool.server_id, Tool.name, Tool.title, Tool.description, Tool.annotations, Tool.findings)
+    .where(Tool.server_id.in_(bindparam("p_ids", expanding=True)), Tool.retired_at.is_(None))
+    .order_by(Tool.id)
+)
+_SELECT_FLEET_MEMBERS = select(Server.id).where(Server.fleet.in_(bindparam("p_fleets", expanding=True)))
+
+
+def compare_again(conn: Connection, server_id: int, fleets: set[str | None]) -> int:
+    """After an operator changed the fleet of server ``server_id`` (``fleets``: its fleet before and after;
+    None is no fleet): the cross-server findings between its live tools and those of the members of both
+    fleets, the only pairs whose fleets changed, worked out again as a discovery pass would under the
+    fleets as they now are: none within one fleet, else per name each tool against the PER_NAME earliest
+    of the other side's. Every other finding is kept. Written on ``conn``, in the caller's transaction;
+    returns how many tools' findings changed."""
+    named = sorted(f for f in fleets if f is not None)
+    members = set(conn.scalars(_SELECT_FLEET_MEMBERS, {"p_fleets": named})) - {server_id} if named else set()
+    if not members:
+        return 0
+    servers = {row.id: row for row in conn.execute(_SELECT_FLEET_SERVERS, {"p_ids": sorted({server_id, *members})})}
+    me = servers[server_id]
+    rows = conn.execute(_SELECT_FLEET_TOOLS, {"p_ids": sorted(servers)}).all()
+    member_names = {row.name for row in servers.values() if row.id != server_id}
+    mine_by_name: dict[str, list[Any]] = {}
+    theirs_by_name: dict[str, list[Any]] = {}
+    before: dict[int, list[dict[str, Any]]] = {}
+    kept: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        (mine_by_name if row.server_id == server_id else theirs_by_name).setdefault(row.name, []).append(row)
+        before[row.id] = row.findings if isinstance(row.findings, list) else []
+        # The findings between this server and the members go; they are worked out again below.
+        gone = member_names if row.server_id == server_id else {me.name}
+        kept[row.id] = [f for f in before[row.id]
+                        if f.get("code") not in _CROSS_CODES or f.get("other_server") not in gone]
+    earned: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
+    copied: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
+    for row in rows:
+        # Each side's tools against the other side's: this server's against the members', and back.
+        server = servers[row.server_id]
+        side = theirs_by_name if row.server_id == server_id else mine_by_name
+        wanted = {row.name} | {n for text in (row.title, row.description) if text and _JOINED.search(text)
+                               for n in _NAME_LIKE.findall(text)}
+        candidates = [c for name in sorted(wanted) for c in [
+            c for c in side.get(name, ()) if server.fleet is None or servers[c.server_id].fleet != server.fleet
+        ][:PER_NAME]]
+        if not candidates:
+            continue
+        others = {(servers[c.server_id].name, c.name): c for c in candidates}
+        definition = {"name": row.name, "title": row.title, "description": row.description,
+                      "annotations": row.annotations}
+        found = cross_server_findings(server.name, definition, [_other(servers[c.server_id], c) for c in candidates],
+                                      server.fleet)
+        earned[row.id] += found
+        for f in found:
+            if f["code"] == "tool-duplicate":
+                original = others[f["other_server"], f["other_tool"]]
+                copied[original.id] += copied_findings(_other(servers[original.server_id], original),
+                                                       _other(server, row))
+    updates = []
+    for row in rows:
+        updated = _unique(kept[row.id] + earned[row.id])
+        cross = sum(1 for f in updated if f.get("code") in _CROSS_CODES)
+        updated = _unique(updated + copied[row.id][:max(MAX_CROSS_FINDINGS - cross, 0)])
+        if updated != before[row.id]:
+            updates.append({"p_id": row.id, "p_findings": updated})
+    if updates:
+        conn.execute(_UPDATE_FINDINGS, updates)
+    return len(updates)
+
+
+def _other(server: Any, tool: Any) -> OtherTool:
+    return OtherTool(server.name, tool.name, tool.description, tool.title, server.fleet)
+
+
+def _unique(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``findings`` with each cross-server finding once (two copies find each other from both sides, and
+    each side's finding on the other is the same), in order; other findings as they are."""
+    seen: set[bytes] = set()
+    out = []
+    for f in findings:
+        if f.get("code") in _CROSS_CODES:
+            key = orjson.dumps(f, option=orjson.OPT_SORT_KEYS)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(f)
+    return out

@@ -7,6 +7,9 @@ other tool's name appears as a name (it has ``_``, ``-``, ``.``, a digit or an i
 quoted) with an instruction in the same sentence ("when you call", "instead of", "never use"). A copy is
 a name within a small edit of the other's (``rapidfuzz``; confusables folded first) whose description is
 nearly the same: the same name with a different job (``search`` on GitHub and on Jira) is not flagged.
+
+Servers an operator put in one fleet (deployments of one software) are not compared with each other:
+their tools are meant to be the same, as a server's own tools may name each other.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ class OtherTool:
     name: str
     description: str | None = None
     title: str | None = None
+    #: The fleet the operator put its server in (deployments of one software), or None.
+    fleet: str | None = None
 
 
 @lru_cache(maxsize=1)
@@ -105,10 +110,12 @@ def _duplicate(name: str, other: OtherTool) -> dict[str, Any]:
                    span=(0, len(name)), evidence=name, other_server=other.server, other_tool=other.name)
 
 
-def cross_server_findings(server: str, definition: dict[str, Any], others: Iterable[OtherTool]) -> list[dict[str, Any]]:
+def cross_server_findings(server: str, definition: dict[str, Any], others: Iterable[OtherTool],
+                          fleet: str | None = None) -> list[dict[str, Any]]:
     """Findings ``definition`` (a tool of ``server``) earns against other servers' tools: ``tool-shadowing``
     when its text steers the model about one of them by name, ``tool-duplicate`` when it nearly copies one's
-    name and description. Tools of the same server are skipped (a tool may refer to its siblings)."""
+    name and description. Tools of the same server are skipped (a tool may refer to its siblings), and so
+    are those of servers in the same ``fleet`` (deployments of one software are meant to be alike)."""
     found: list[dict[str, Any]] = []
     name = definition.get("name")
     # Read once, and only when another server's tool is there to compare with (most of a pass's tools
@@ -118,7 +125,7 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     mine: str | None = None
     unread = True
     for other in others:
-        if other.server == server:
+        if other.server == server or (fleet is not None and other.fleet == fleet):
             continue
         if strings is None:
             strings = _prose(definition)
