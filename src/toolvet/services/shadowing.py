@@ -21,15 +21,14 @@ findings between it and the members of its old and new fleets anew, in the updat
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 from sqlalchemy import Connection, String, bindparam, column, select, update, values
 from sqlalchemy.engine import Dialect
 
 from toolvet.db.models import Server, Tool
-from toolvet.domain.findings import OtherTool, copied_findings, cross_server_findings
-from toolvet.domain.reconcile import ChangeSet, Upsert
+from toolvet.domain import findings as checks
 from toolvet.jsontext import loads
 
 #: A tool is compared with at most PER_NAME other servers' tools bearing one name: the earliest
@@ -44,6 +43,13 @@ _CROSS_CODES: Final = frozenset({"tool-duplicate", "tool-shadowing"})
 _NAME_LIKE: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+\b")
 #: What every name-like word holds: a text without it (most prose) needs no search for names.
 _JOINED: Final = re.compile(r"[_.-][A-Za-z0-9]")
+
+# The checks are reached as ``checks.NAME``, so ``domain.findings`` loads their rules on first use, and the
+# change set's types are for the type checker alone: a process that only reads servers (``toolvet server
+# list``) imports this module through ``services.servers`` and needs no rule.
+if TYPE_CHECKING:
+    from toolvet.domain.findings import OtherTool
+    from toolvet.domain.reconcile import ChangeSet, Upsert
 
 _OTHER = Tool.__table__.alias("other")
 
@@ -163,7 +169,8 @@ class CrossServer:
             # A tool whose findings changed here keeps them (they are not written yet).
             candidate = self._pending.get(tool_id)
             if candidate is None:
-                candidate = _Candidate(tool_id, server_id, OtherTool(server, name, description, title, fleet), findings)
+                other = checks.OtherTool(server, name, description, title, fleet)
+                candidate = _Candidate(tool_id, server_id, other, findings)
             self._by_name[name].append(candidate)
             self._by_id[tool_id] = candidate
 
@@ -200,7 +207,8 @@ class CrossServer:
                           else [c for name in sorted(wanted) for c in by_name.get(name, ())])
             if not candidates:
                 continue
-            found = cross_server_findings(server_name, upsert.claim.definition, [c.other for c in candidates], fleet)
+            found = checks.cross_server_findings(server_name, upsert.claim.definition,
+                                                 [c.other for c in candidates], fleet)
             upsert.findings.extend(found)
             copies: set[int] = set()
             for f in found:
@@ -209,8 +217,9 @@ class CrossServer:
                 original = next(c for c in candidates
                                 if (c.other.server, c.other.name) == (f["other_server"], f["other_tool"]))
                 copies.add(original.id)
-                mine = OtherTool(server_name, upsert.claim.name, upsert.claim.description, upsert.claim.title, fleet)
-                copied.setdefault(original.id, []).extend(copied_findings(original.other, mine))
+                mine = checks.OtherTool(server_name, upsert.claim.name, upsert.claim.description,
+                                        upsert.claim.title, fleet)
+                copied.setdefault(original.id, []).extend(checks.copied_findings(original.other, mine))
             # A tool of its name that this one copied before, and copies no more (its text changed).
             for original in by_name.get(upsert.claim.name, ()):
                 if original.id not in copies:
@@ -257,7 +266,8 @@ class CrossServer:
             if candidate is None:
                 continue
             c = upsert.claim
-            candidate.other = OtherTool(candidate.other.server, c.name, c.description, c.title, candidate.other.fleet)
+            candidate.other = checks.OtherTool(candidate.other.server, c.name, c.description, c.title,
+                                               candidate.other.fleet)
             candidate.findings = list(upsert.findings)
         for upsert in changes.added:
             # A new tool is the latest of its name: it joins only a name that has fewer than PER_NAME + 1.
@@ -333,13 +343,13 @@ def compare_again(conn: Connection, server_id: int, fleets: set[str | None]) -> 
         others = {(servers[c.server_id].name, c.name): c for c in candidates}
         definition = {"name": row.name, "title": row.title, "description": row.description,
                       "annotations": row.annotations}
-        found = cross_server_findings(server.name, definition, [_other(servers[c.server_id], c) for c in candidates],
-                                      server.fleet)
+        found = checks.cross_server_findings(server.name, definition,
+                                             [_other(servers[c.server_id], c) for c in candidates], server.fleet)
         earned[row.id] += found
         for f in found:
             if f["code"] == "tool-duplicate":
                 original = others[f["other_server"], f["other_tool"]]
-                copied[original.id] += copied_findings(_other(servers[original.server_id], original),
+                copied[original.id] += checks.copied_findings(_other(servers[original.server_id], original),
                                                        _other(server, row))
     updates = []
     for row in rows:
@@ -354,7 +364,7 @@ def compare_again(conn: Connection, server_id: int, fleets: set[str | None]) -> 
 
 
 def _other(server: Any, tool: Any) -> OtherTool:
-    return OtherTool(server.name, tool.name, tool.description, tool.title, server.fleet)
+    return checks.OtherTool(server.name, tool.name, tool.description, tool.title, server.fleet)
 
 
 def _unique(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
