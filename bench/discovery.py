@@ -26,15 +26,15 @@ first pass on a fresh registry with the findings and one without them (``bench/f
 this process and in the writer process), in alternating order, and the ratio of the median wall times
 against the target (at most 15 % slower). ``--distinct-names`` serves every server's tools under names
 of its own: the farm is otherwise a fleet (each name borne by a quarter of the servers, a tool nearly
-copying those of its name), the cross-server check's worst case. ``--fleet`` registers every server in
-one fleet, the operator's word that they are deployments of one software: their tools are then not
-compared with each other.
+copying those of its name), the cross-server check's worst case. ``--same-software`` names one
+software for every server, the operator's word that they are deployments of one product: their tools
+are then not compared with each other.
 
 It reports figures beside their targets and exits 0 whether or not a target is met; it exits non-zero
 only when something broke (a run not ``ok``, a wrong tool count, the farm not starting).
 
 Run: ``python bench/discovery.py [--servers 1000] [--tools 50] [--concurrency 16] [--json]``;
-``python bench/discovery.py --servers 200 --findings-cost 3 [--distinct-names | --fleet]``.
+``python bench/discovery.py --servers 200 --findings-cost 3 [--distinct-names | --same-software]``.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ class Config:
     as_json: bool
     distinct_names: bool = False  # no tool name shared by two servers (the farm is otherwise a fleet)
     findings_cost: int = 0  # rounds of first passes with and without the findings (0: the passes)
-    fleet: bool = False  # every server registered in one fleet: the operator's word that they are deployments
+    same_software: bool = False  # one software named for every server: the operator's word they are deployments
 
 
 @dataclass
@@ -370,7 +370,7 @@ def register_servers(ctx: Context, config: Config, base: str) -> None:
     for index in range(config.servers):
         servers.create_server(ctx, ADMIN, {"name": f"farm-{index:05d}", "transport": "streamable-http",
                                            "url": server_url(base, index),
-                                           **({"fleet": "farm"} if config.fleet else {})})
+                                           **({"software": "farm"} if config.same_software else {})})
 
 
 def stored_tools(ctx: Context) -> int:
@@ -624,7 +624,7 @@ async def measure_findings_cost(config: Config) -> FindingsCost:
 def render_findings_cost(cost: FindingsCost) -> str:
     c = cost.config
     names = ("every server's names its own" if c.distinct_names else
-             "names shared by a fleet of servers" + (", registered as one fleet" if c.fleet else ""))
+             "names shared by a fleet of servers" + (", all named as running one software" if c.same_software else ""))
     lines = [f"toolvet discovery benchmark, what the findings cost a first pass: {c.servers} servers x "
              f"{c.tools} tools, {names}, {c.findings_cost} rounds, concurrency {c.concurrency}", "",
              f"{'first pass':<16}{'wall':>11}{'CPU':>11}{'writer':>11}{'farm':>11}{'waited':>11}"]
@@ -726,8 +726,8 @@ def parse_args(argv: list[str] | None = None) -> Config:
     parser.add_argument("--json", dest="as_json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--distinct-names", action="store_true",
                         help="every server's tools under names of its own (default: a fleet sharing names)")
-    parser.add_argument("--fleet", action="store_true",
-                        help="register every server in one fleet (its tools are then not compared with each other)")
+    parser.add_argument("--same-software", action="store_true",
+                        help="name one software for every server (their tools are then not compared with each other)")
     parser.add_argument("--findings-cost", type=int, default=0, metavar="R",
                         help="instead of the passes: R rounds of a first pass with the findings and without")
     args = parser.parse_args(argv)
@@ -739,7 +739,7 @@ def parse_args(argv: list[str] | None = None) -> Config:
     if args.findings_cost and args.database_url:
         parser.error("--findings-cost opens a fresh SQLite registry per pass; it takes no --database-url")
     return Config(args.servers, args.tools, args.page_size, args.concurrency, args.database_url, args.as_json,
-                  args.distinct_names, args.findings_cost, args.fleet)
+                  args.distinct_names, args.findings_cost, args.same_software)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,38 +68,38 @@ def test_an_inline_secret_is_refused_before_anything_is_written(toolvet: Toolvet
     assert toolvet.json("server", "list")["items"] == []
 
 
-def test_a_fleet_is_exported_and_planned_and_applied_as_it_is_set_changed_and_cleared(
+def test_a_software_is_exported_and_planned_and_applied_as_it_is_set_changed_and_cleared(
     toolvet: Toolvet, tmp_path: Path
 ) -> None:
-    path = tmp_path / "fleet.yaml"
-    path.write_text("servers:\n  crm-eu: {url: https://eu.example/mcp, fleet: crm}\n")
+    path = tmp_path / "software.yaml"
+    path.write_text("servers:\n  crm-eu: {url: https://eu.example/mcp, software: crm}\n")
     toolvet.ok("apply", "-f", str(path))
-    assert toolvet.json("server", "show", "crm-eu")["fleet"] == "crm"
+    assert toolvet.json("server", "show", "crm-eu")["software"] == "crm"
     exported = toolvet.ok("export").stdout
-    assert "  crm-eu:\n" in exported and "    fleet: crm\n" in exported
+    assert "  crm-eu:\n" in exported and "    software: crm\n" in exported
     toolvet.ok("server", "add", "wiki", "--url", "https://wiki.example/mcp")
-    assert "fleet" not in toolvet.ok("export").stdout.split("  wiki:\n")[1]  # none: left out
-    for line, after in (("fleet: crm-next", "crm-next"), ("fleet: null", None)):
+    assert "software" not in toolvet.ok("export").stdout.split("  wiki:\n")[1]  # none: left out
+    for line, after in (("software: crm-next", "crm-next"), ("software: null", None)):
         path.write_text(f"servers:\n  crm-eu: {{url: https://eu.example/mcp, {line}}}\n")
-        before = toolvet.json("server", "show", "crm-eu")["fleet"]
+        before = toolvet.json("server", "show", "crm-eu")["software"]
         plan = toolvet.json("apply", "-f", str(path), "--dry-run")
         assert plan["changes"] == [
-            {"op": "~", "object": "server:crm-eu", "field": "fleet", "before": before, "after": after, "note": None}
+            {"op": "~", "object": "server:crm-eu", "field": "software", "before": before, "after": after, "note": None}
         ]
-        assert toolvet.json("server", "show", "crm-eu")["fleet"] == before  # a dry run writes nothing
+        assert toolvet.json("server", "show", "crm-eu")["software"] == before  # a dry run writes nothing
         assert toolvet.json("apply", "-f", str(path))["changes"] == plan["changes"]
-        assert toolvet.json("server", "show", "crm-eu")["fleet"] == after
+        assert toolvet.json("server", "show", "crm-eu")["software"] == after
         assert toolvet.json("apply", "-f", str(path))["changes"] == []
     last = toolvet.json("audit")["items"][0]  # the clearing apply, audited by the server service
     assert (last["action"], last["object_id"]) == ("server.update", "server:crm-eu")
-    assert (last["before"]["fleet"], last["after"]["fleet"]) == ("crm-next", None)
+    assert (last["before"]["software"], last["after"]["software"]) == ("crm-next", None)
 
 
-def test_a_bad_fleet_in_the_file_is_refused_naming_where_and_nothing_is_written(
+def test_a_bad_software_in_the_file_is_refused_naming_where_and_nothing_is_written(
     toolvet: Toolvet, tmp_path: Path
 ) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text("servers:\n  crm-eu: {url: https://eu.example/mcp, fleet: CRM_EU}\n")
+    path.write_text("servers:\n  crm-eu: {url: https://eu.example/mcp, software: CRM_EU}\n")
     error = toolvet.fails("apply", "-f", str(path))
-    assert error.startswith("error: servers.crm-eu.fleet: ") and "'CRM_EU' does not match" in error
+    assert error.startswith("error: servers.crm-eu.software: ") and "'CRM_EU' does not match" in error
     assert toolvet.json("server", "list")["items"] == []

@@ -162,26 +162,26 @@ def test_server_set_changes_only_the_options_given(toolvet: Toolvet) -> None:
     assert back["url"] == "https://b.example/mcp"
 
 
-def test_a_fleet_is_set_at_add_changed_shown_and_cleared(toolvet: Toolvet) -> None:
-    added = toolvet.json("server", "add", "crm-eu", "--url", "http://eu.example/mcp", "--fleet", "crm")
-    assert added["fleet"] == "crm"
-    assert toolvet.json("server", "add", "wiki", "--url", "http://wiki.example/mcp")["fleet"] is None
-    assert toolvet.json("server", "set", "crm-eu", "--fleet", "crm-next")["fleet"] == "crm-next"
+def test_a_software_is_set_at_add_changed_shown_and_cleared(toolvet: Toolvet) -> None:
+    added = toolvet.json("server", "add", "crm-eu", "--url", "http://eu.example/mcp", "--software", "crm")
+    assert added["software"] == "crm"
+    assert toolvet.json("server", "add", "wiki", "--url", "http://wiki.example/mcp")["software"] is None
+    assert toolvet.json("server", "set", "crm-eu", "--software", "crm-next")["software"] == "crm-next"
     shown = toolvet.ok("server", "show", "crm-eu").stdout
-    assert [line.split() for line in shown.splitlines() if line.startswith("fleet ")] == [["fleet", "crm-next"]]
-    cleared = toolvet.json("server", "set", "crm-eu", "--no-fleet")
-    assert cleared["fleet"] is None and cleared["url"] == "http://eu.example/mcp"
-    assert toolvet.json("server", "show", "crm-eu")["fleet"] is None
+    assert [line.split() for line in shown.splitlines() if line.startswith("software ")] == [["software", "crm-next"]]
+    cleared = toolvet.json("server", "set", "crm-eu", "--no-software")
+    assert cleared["software"] is None and cleared["url"] == "http://eu.example/mcp"
+    assert toolvet.json("server", "show", "crm-eu")["software"] is None
 
 
-def test_a_bad_fleet_is_refused_naming_the_field_and_changes_nothing(toolvet: Toolvet) -> None:
-    toolvet.ok("server", "add", "crm-eu", "--url", "http://eu.example/mcp", "--fleet", "crm")
-    assert toolvet.fails("server", "set", "crm-eu", "--fleet", "CRM").startswith(
-        "error: fleet: 'CRM' does not match ^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$"
+def test_a_bad_software_is_refused_naming_the_field_and_changes_nothing(toolvet: Toolvet) -> None:
+    toolvet.ok("server", "add", "crm-eu", "--url", "http://eu.example/mcp", "--software", "crm")
+    assert toolvet.fails("server", "set", "crm-eu", "--software", "CRM").startswith(
+        "error: software: 'CRM' does not match ^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$"
     )
-    both = toolvet("server", "set", "crm-eu", "--fleet", "erp", "--no-fleet")
-    assert both.exit_code == 2 and "--fleet and --no-fleet contradict each other" in both.stderr
-    assert toolvet.json("server", "show", "crm-eu")["fleet"] == "crm"
+    both = toolvet("server", "set", "crm-eu", "--software", "erp", "--no-software")
+    assert both.exit_code == 2 and "--software and --no-software contradict each other" in both.stderr
+    assert toolvet.json("server", "show", "crm-eu")["software"] == "crm"
 
 
 def test_server_set_can_switch_an_http_server_to_stdio(toolvet: Toolvet) -> None:
@@ -231,8 +231,8 @@ def test_server_remove_without_a_terminal_or_yes_is_refused_and_keeps_the_server
         (("server", "add", "svc", "--url", "http://x/mcp", "--transport", "grpc"), "transport"),
         (("server", "add", "svc", "--url", "http://x/mcp", "--header", "Authorization Bearer x"), "--header"),
         (("server", "add", "svc", "--command", "run", "--env", "TOKEN"), "--env"),
-        (("server", "add", "svc", "--url", "http://x/mcp", "--fleet", "crm_eu"), "fleet"),
-        (("server", "add", "svc", "--url", "http://x/mcp", "--fleet", ""), "fleet"),
+        (("server", "add", "svc", "--url", "http://x/mcp", "--software", "crm_eu"), "software"),
+        (("server", "add", "svc", "--url", "http://x/mcp", "--software", ""), "software"),
     ],
 )
 def test_bad_server_input_is_refused_naming_the_field_and_nothing_is_written(

@@ -69,7 +69,7 @@ def test_what_a_copied_tool_earns_back_is_what_a_second_check_finds() -> None:
     assert checked >= 3
 
 
-def test_a_fleet_is_compared_as_one_server_is_with_itself() -> None:
+def test_servers_running_one_software_are_compared_as_one_server_is_with_itself() -> None:
     text = "Create a new issue in a GitHub repository with title and body."
     copy = {"name": "create_issue", "description": text + " "}
     steering = {"name": "triage", "description": "Before calling create_issue, always label it."}
@@ -77,7 +77,7 @@ def test_a_fleet_is_compared_as_one_server_is_with_itself() -> None:
     outsider = OtherTool("copycat", "create_issue", text, None, None)
     assert cross_server_findings("crm-sales", copy, [sibling], "crm") == []
     assert cross_server_findings("crm-sales", steering, [sibling], "crm") == []
-    # Another fleet, no fleet, or a sibling's fleet seen from a server in none: compared as ever.
+    # Other software, none named, or a sibling seen from a server that names none: compared as ever.
     assert [f["code"] for f in cross_server_findings("crm-sales", copy, [outsider], "crm")] == ["tool-duplicate"]
     assert [f["code"] for f in cross_server_findings("hr", copy, [sibling], "hr")] == ["tool-duplicate"]
     assert [f["code"] for f in cross_server_findings("lone", steering, [sibling])] == ["tool-shadowing"]

@@ -93,13 +93,13 @@ def cross(ctx: Context, admin: Any, server: str, name: str) -> list[tuple[str, s
                   if f["code"] in ("tool-duplicate", "tool-shadowing"))
 
 
-async def test_servers_of_one_fleet_are_not_compared_with_each_other_but_a_copy_from_outside_is(ctx, admin):
+async def test_servers_running_one_software_are_not_compared_with_each_other_but_a_copy_on_another_is(ctx, admin):
     listing = {None: {"tools": [tool("create_issue", ORIGINAL),
                                 tool("triage", "Before calling create_issue, always label it.")]}}
     copycat = {None: {"tools": [tool("create_issue", COPY)]}}
     with raw_listing_server(listing) as deployed, raw_listing_server(copycat) as other:
         for name in ("crm-sales", "crm-eu"):
-            servers.create_server(ctx, admin, {"name": name, "url": deployed.url, "fleet": "crm"})
+            servers.create_server(ctx, admin, {"name": name, "url": deployed.url, "software": "crm"})
             await discover(ctx, admin, name)
         servers.create_server(ctx, admin, {"name": "copycat", "url": other.url})
         await discover(ctx, admin, "copycat")
@@ -111,7 +111,7 @@ async def test_servers_of_one_fleet_are_not_compared_with_each_other_but_a_copy_
                                                             ("tool-duplicate", "crm-sales")]
 
 
-async def test_a_fleet_change_compares_its_servers_again_and_leaves_other_pairs_alone(ctx, admin):
+async def test_a_change_of_software_compares_its_servers_again_and_leaves_other_pairs_alone(ctx, admin):
     listing = {None: {"tools": [tool("create_issue", ORIGINAL)]}}
     with raw_listing_server(listing) as deployed:
         for name in ("one", "two", "three"):
@@ -123,27 +123,27 @@ async def test_a_fleet_change_compares_its_servers_again_and_leaves_other_pairs_
     assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == everyone
     assert {tools.get_tool(ctx, admin, n, "create_issue").offered for n in everyone} == {False}  # held: flagged
 
-    # Alone in its fleet, "one" still differs in fleet from the others: nothing changes.
-    servers.update_server(ctx, admin, "one", {"fleet": "tracker"})
+    # The only server running "tracker", "one" still runs other software than the others: nothing changes.
+    servers.update_server(ctx, admin, "one", {"software": "tracker"})
     assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == everyone
     # "two" joins it: the pair's findings go, both ways; the pairs with "three" stay.
-    servers.update_server(ctx, admin, "two", {"fleet": "tracker"})
+    servers.update_server(ctx, admin, "two", {"software": "tracker"})
     joined = {"one": [("tool-duplicate", "three")], "two": [("tool-duplicate", "three")],
               "three": [("tool-duplicate", "one"), ("tool-duplicate", "two")]}
     assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == joined
-    # All three in the fleet: no cross-server finding is left, so no tool is held for one.
-    servers.update_server(ctx, admin, "three", {"fleet": "tracker"})
+    # All three run "tracker": no cross-server finding is left, so no tool is held for one.
+    servers.update_server(ctx, admin, "three", {"software": "tracker"})
     assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == {n: [] for n in everyone}
     assert {tools.get_tool(ctx, admin, n, "create_issue").offered for n in everyone} == {True}
-    # "two" leaves (to no fleet): its pairs with the fleet are compared again and flagged again.
-    servers.update_server(ctx, admin, "two", {"fleet": None})
+    # "two" runs no named software again: its pairs with the others are compared again and flagged again.
+    servers.update_server(ctx, admin, "two", {"software": None})
     left = {"one": [("tool-duplicate", "two")], "two": [("tool-duplicate", "one"), ("tool-duplicate", "three")],
             "three": [("tool-duplicate", "two")]}
     assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == left
-    # "one" moves from "tracker" to the fleet "two" is in: its pair with "two" goes, with "three" comes back.
-    servers.update_server(ctx, admin, "two", {"fleet": "other"})
+    # "one" moves from "tracker" to the software "two" runs: its pair with "two" goes, with "three" comes back.
+    servers.update_server(ctx, admin, "two", {"software": "other"})
     assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == left
-    servers.update_server(ctx, admin, "one", {"fleet": "other"})
+    servers.update_server(ctx, admin, "one", {"software": "other"})
     moved = {"one": [("tool-duplicate", "three")], "two": [("tool-duplicate", "three")],
              "three": [("tool-duplicate", "one"), ("tool-duplicate", "two")]}
     assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == moved
@@ -155,10 +155,10 @@ async def test_a_fleet_change_compares_its_servers_again_and_leaves_other_pairs_
     assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == moved
 
 
-def test_a_fleet_name_follows_the_server_name_rule(ctx, admin):
-    with pytest.raises(Exception, match="fleet") as caught:
-        servers.create_server(ctx, admin, {"name": "up", "url": "http://127.0.0.1:9/mcp", "fleet": "Not OK"})
+def test_a_software_name_follows_the_server_name_rule(ctx, admin):
+    with pytest.raises(Exception, match="software") as caught:
+        servers.create_server(ctx, admin, {"name": "up", "url": "http://127.0.0.1:9/mcp", "software": "Not OK"})
     assert "does not match" in str(caught.value)
-    created = servers.create_server(ctx, admin, {"name": "up", "url": "http://127.0.0.1:9/mcp", "fleet": "crm"})
-    assert created.fleet == "crm"
-    assert servers.update_server(ctx, admin, "up", {"fleet": None}).fleet is None
+    created = servers.create_server(ctx, admin, {"name": "up", "url": "http://127.0.0.1:9/mcp", "software": "crm"})
+    assert created.software == "crm"
+    assert servers.update_server(ctx, admin, "up", {"software": None}).software is None

@@ -41,9 +41,9 @@ EnvOpt = Annotated[
 ]
 CwdOpt = Annotated[str | None, typer.Option("--cwd", help="Working directory of a stdio server.")]
 TitleOpt = Annotated[str | None, typer.Option("--title", help="A human-readable title.")]
-FLEET_HELP = ("The software this server is one deployment of (a name like a server's): servers of one fleet "
-              "are not compared with each other for duplicate or shadowing tools.")
-FleetOpt = Annotated[str | None, typer.Option("--fleet", help=FLEET_HELP)]
+SOFTWARE_HELP = ("The software this server runs, as you name it (a name like a server's): servers that run the "
+                 "same software are not compared with each other for duplicate or shadowing tools.")
+SoftwareOpt = Annotated[str | None, typer.Option("--software", help=SOFTWARE_HELP)]
 
 
 
@@ -109,7 +109,7 @@ def add(
     ] = False,
     disabled: Annotated[bool, typer.Option("--disabled", help="Register the server disabled.")] = False,
     approval: ApprovalOpt = ApprovalFloor.USER,
-    fleet: FleetOpt = None,
+    software: SoftwareOpt = None,
     auth: AuthOpt = None,
     oauth_grant: GrantOpt = None,
     oauth_client_id: ClientIdOpt = None,
@@ -129,7 +129,7 @@ def add(
         "hold_flagged_tools": hold_flagged,
         "remove_stale": remove_stale,
         "approval": approval.value,
-        "fleet": fleet,
+        "software": software,
         **oauth_fields(auth, oauth_grant, oauth_client_id, oauth_client_secret, oauth_scope),
     }
     with local() as (ctx, me):
@@ -213,8 +213,10 @@ def set_(
         ),
     ] = None,
     approval: Annotated[ApprovalFloor | None, typer.Option("--approval", help=APPROVAL_HELP)] = None,
-    fleet: FleetOpt = None,
-    no_fleet: Annotated[bool, typer.Option("--no-fleet", help="Take the server out of its fleet.")] = False,
+    software: SoftwareOpt = None,
+    no_software: Annotated[bool, typer.Option(
+        "--no-software", help="Name no software for the server (its tools are compared with every other server's).",
+    )] = False,
     auth: AuthOpt = None,
     oauth_grant: GrantOpt = None,
     oauth_client_id: ClientIdOpt = None,
@@ -223,7 +225,7 @@ def set_(
     as_json: JsonOption = False,
 ) -> None:
     """Change the options given; everything else is left as it is."""
-    exclusive(("--fleet", fleet is not None), ("--no-fleet", no_fleet))
+    exclusive(("--software", software is not None), ("--no-software", no_software))
     patch = _endpoint_fields(url, transport, header, command, arg, env, cwd, title)
     _flag(enabled, "enabled", patch)
     if auto is not None:
@@ -235,8 +237,8 @@ def set_(
     _flag(new_tools_enabled, "new_tools_enabled", patch)
     if approval is not None:
         patch["approval"] = approval.value
-    if fleet is not None or no_fleet:
-        patch["fleet"] = fleet  # None with --no-fleet: out of its fleet
+    if software is not None or no_software:
+        patch["software"] = software  # None with --no-software: no software named
     oauth_given = (auth, oauth_grant, oauth_client_id, oauth_client_secret, oauth_scope)
     if not patch and all(v is None for v in oauth_given):
         raise InvalidInput("nothing to change: give at least one option (see --help)", "options")

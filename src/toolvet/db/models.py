@@ -48,9 +48,9 @@ class Server(Base):
     remove_stale: Mapped[bool] = mapped_column(Boolean, default=False)
     # The operator's approval floor for every tool of this server (domain.policy.ApprovalFloor).
     approval: Mapped[str] = mapped_column(String(10), default="user", server_default="user")
-    # Operator-owned: the software this server is one deployment of. Servers of one fleet are not
-    # compared with each other by the cross-server findings (services.shadowing).
-    fleet: Mapped[str | None] = mapped_column(String(32))
+    # Operator-owned: the software this server runs, as the operator names it. Servers that run the same
+    # software are not compared with each other by the cross-server findings (services.shadowing).
+    software: Mapped[str | None] = mapped_column(String(32))
     # Discovery-owned.
     last_discovery_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     last_discovery_status: Mapped[str | None] = mapped_column(String(12))

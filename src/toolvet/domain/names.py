@@ -1,4 +1,4 @@
-"""Name rules for servers, tools, tool sets and fleets."""
+"""Name rules for servers, tools, tool sets and the software servers run."""
 
 from __future__ import annotations
 
@@ -36,9 +36,9 @@ def tool_set_name_problem(name: str) -> str | None:
     return None
 
 
-def fleet_name_problem(name: str) -> str | None:
-    """Why ``name`` cannot name a fleet (the software several servers deploy), or None when it can: the
-    server-name rule, so a fleet reads like the servers it groups (``crm`` for ``crm-sales``, ``crm-eu``)."""
+def software_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name the software a server runs, or None when it can: the
+    server-name rule, so it reads like the servers that run it (``crm`` for ``crm-sales``, ``crm-eu``)."""
     if not _SERVER_NAME.fullmatch(name):
         return f"{name!r} does not match {SERVER_NAME_PATTERN} (lowercase letters, digits and '-', 1-32 long)"
     return None

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolvet.domain.names import SERVER_NAME_PATTERN
 from toolvet.domain.policy import ApprovalFloor, PermissionMode
-from toolvet.schemas.servers import FLEET_HELP, DiscoveryMode, Transport
+from toolvet.schemas.servers import SOFTWARE_HELP, DiscoveryMode, Transport
 from toolvet.schemas.tool_sets import ToolSetMember
 
 FORMAT_VERSION: Final = 1
@@ -51,7 +51,7 @@ class ServerEntry(_Strict):
     hold_flagged_tools: bool | None = None
     remove_stale: bool | None = None
     approval: ApprovalFloor | None = None
-    fleet: str | None = Field(default=None, pattern=SERVER_NAME_PATTERN, description=FLEET_HELP)
+    software: str | None = Field(default=None, pattern=SERVER_NAME_PATTERN, description=SOFTWARE_HELP)
     tools: dict[str, ToolEntry] | None = Field(
         default=None, description="Settings of the server's tools by name; a tool not discovered yet is "
         "set by the first apply after discovery finds it.")

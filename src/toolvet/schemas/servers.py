@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from toolvet.domain.names import fleet_name_problem, server_name_problem
+from toolvet.domain.names import server_name_problem, software_name_problem
 from toolvet.domain.policy import ApprovalFloor
 from toolvet.schemas.common import read_only_map, refuse_read_only
 from toolvet.schemas.oauth import AuthMode, OAuthOut, OAuthSettings
@@ -94,15 +94,16 @@ def _check_name(name: str) -> str:
     return name
 
 
-def _check_fleet(fleet: str | None) -> str | None:
-    problem = fleet_name_problem(fleet) if fleet is not None else None
+def _check_software(software: str | None) -> str | None:
+    problem = software_name_problem(software) if software is not None else None
     if problem:
         raise ValueError(problem)
-    return fleet
+    return software
 
 
-FLEET_HELP = ("The software this server is one deployment of: servers of one fleet are not compared with each "
-              "other by the cross-server findings (tool-duplicate, tool-shadowing). null: none.")
+SOFTWARE_HELP = ("The software this server runs, as the operator names it: servers that run the same software are "
+                 "not compared with each other by the cross-server findings (tool-duplicate, tool-shadowing). "
+                 "null: none named.")
 
 
 class _ServerFields(BaseModel):
@@ -130,12 +131,12 @@ class _ServerFields(BaseModel):
         default=None, description="Approval floor for every tool of the server. user (default): the user's mode "
         "and lists decide; always: every call asks; operator: every call asks and only an operator or admin "
         "may approve it. A tool's own floor may be stricter, never lower.")
-    fleet: str | None = Field(default=None, description=FLEET_HELP)
+    software: str | None = Field(default=None, description=SOFTWARE_HELP)
 
     _check_url = field_validator("url")(classmethod(lambda cls, v: _check_url(v)))
     _check_headers = field_validator("headers")(classmethod(lambda cls, v: _check_headers(v)))
     _check_no_nul = field_validator("command", "args", "env", "cwd")(classmethod(lambda cls, v: _check_no_nul(v)))
-    _check_fleet = field_validator("fleet")(classmethod(lambda cls, v: _check_fleet(v)))
+    _check_software = field_validator("software")(classmethod(lambda cls, v: _check_software(v)))
 
     @model_validator(mode="before")
     @classmethod
@@ -217,7 +218,7 @@ class ServerOut(BaseModel):
     hold_flagged_tools: bool
     remove_stale: bool
     approval: ApprovalFloor
-    fleet: str | None = None
+    software: str | None = None
     last_discovery_at: datetime | None
     last_discovery_status: str | None
     last_error: str | None

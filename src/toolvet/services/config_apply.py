@@ -44,7 +44,7 @@ MAX_FILE_BYTES: Final = 4 * 1024 * 1024
 #: Server fields compared as they are (the secrets and the tools are compared apart).
 PLAIN_FIELDS: Final = ("title", "transport", "url", "command", "args", "cwd", "enabled", "discovery",
                        "trust_annotations", "new_tools_enabled", "hold_changed_tools", "hold_flagged_tools",
-                       "remove_stale", "approval", "fleet")
+                       "remove_stale", "approval", "software")
 TOOL_FIELDS: Final = ("enabled", "writable", "approval")
 PAGE: Final = 500
 

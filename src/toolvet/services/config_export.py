@@ -45,7 +45,7 @@ def _server(ctx: Context, me: Principal, out: ServerOut) -> ServerEntry:
         args=out.args if stdio else None, cwd=out.cwd, **refs, enabled=out.enabled, discovery=out.discovery,
         trust_annotations=out.trust_annotations, new_tools_enabled=out.new_tools_enabled,
         hold_changed_tools=out.hold_changed_tools, hold_flagged_tools=out.hold_flagged_tools,
-        remove_stale=out.remove_stale, approval=out.approval, fleet=out.fleet,
+        remove_stale=out.remove_stale, approval=out.approval, software=out.software,
         tools={t.name: ToolEntry(enabled=t.enabled, writable=t.writable, approval=t.approval) for t in listed} or None,
     )
 

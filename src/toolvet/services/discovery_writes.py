@@ -100,7 +100,7 @@ def _server_update(columns: Sequence[Any], **fixed: Any) -> Update:
         update(Server).where(Server.id == _param(Server.id))
         .values({**{c.key: _param(c) for c in columns}, **fixed, "updated_at": Server.updated_at})
         .returning(Server.id, Server.name, Server.new_tools_enabled, Server.remove_stale, Server.updated_at,
-                   Server.listing_key, Server.listing_tools, Server.fleet)
+                   Server.listing_key, Server.listing_tools, Server.software)
     )
 
 
@@ -373,10 +373,10 @@ def _apply_on(
             changes = reconcile(stored, listing.tools, complete=True,
                                 max_definition_bytes=ctx.settings.max_definition_bytes,
                                 load_input_schemas=partial(_input_schemas, conn))
-            cross.add_findings(server.id, server.name, changes, server.fleet)
+            cross.add_findings(server.id, server.name, changes, server.software)
             if changes.retire_ids:
                 retiring = set(changes.retire_ids)
-                cross.retired(server.id, server.name, [t.name for t in stored if t.id in retiring], server.fleet)
+                cross.retired(server.id, server.name, [t.name for t in stored if t.id in retiring], server.software)
             write_changes(conn, server, changes, now)
             cross.written(changes, removed=server.remove_stale)
             counts = changes.counts()

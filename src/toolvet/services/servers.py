@@ -88,7 +88,7 @@ def to_out(server: Server, tool_count: int) -> ServerOut:
         discovery=DiscoveryMode(server.discovery), trust_annotations=server.trust_annotations,
         new_tools_enabled=server.new_tools_enabled, hold_changed_tools=server.hold_changed_tools,
         hold_flagged_tools=server.hold_flagged_tools, remove_stale=server.remove_stale,
-        approval=ApprovalFloor(server.approval), fleet=server.fleet, last_discovery_at=server.last_discovery_at,
+        approval=ApprovalFloor(server.approval), software=server.software, last_discovery_at=server.last_discovery_at,
         last_discovery_status=server.last_discovery_status, last_error=server.last_error,
         protocol_version=server.protocol_version, server_info=server.server_info,
         capabilities=server.capabilities, instructions=server.instructions, tool_count=tool_count,
@@ -151,7 +151,7 @@ def create_server(ctx: Context, principal: Principal, data: ServerCreate | dict[
         hold_flagged_tools=bool(data.hold_flagged_tools),
         remove_stale=bool(data.remove_stale),
         approval=(data.approval or ApprovalFloor.USER).value,
-        fleet=data.fleet,
+        software=data.software,
     )
     apply_settings(ctx, server, data.auth, data.oauth)
     try:
@@ -225,13 +225,13 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
         if "env" in changes:
             server.env_secret = ctx.secrets.seal(changes["env"] or {})
             server.env_names = sorted(changes["env"] or {})
-        if "fleet" in changes:
-            server.fleet = changes["fleet"]
+        if "software" in changes:
+            server.software = changes["software"]
         apply_settings(ctx, server, auth, patch.oauth)
         session.flush()
-        if server.fleet != before.fleet:
-            # The tools of the fleets it left and joined are compared with its tools again, in this transaction.
-            compare_again(session.connection(), server.id, {before.fleet, server.fleet})
+        if server.software != before.software:
+            # Its tools and those of the servers running its old and new software are compared again, here.
+            compare_again(session.connection(), server.id, before.software, server.software)
         after = to_out(server, before.tool_count)
         audit.record(session, principal, "server.update", "server", f"server:{name}", before, after)
     return after

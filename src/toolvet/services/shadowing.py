@@ -13,9 +13,9 @@ step with what the passes write, so every pass sees exactly what a query of its 
 findings written back onto copied tools are gathered and written once, before the commit. A pass that
 changes nothing reads nothing.
 
-Servers an operator put in one fleet (``Server.fleet``: deployments of one software) are compared as one
-server is with itself: not at all. When a server's fleet changes, :func:`compare_again` works out the
-findings between it and the members of its old and new fleets anew, in the update's transaction.
+Servers an operator says run the same software (``Server.software``: deployments of one product) are compared as one
+server is with itself: not at all. When a server's software changes, :func:`compare_again` works out the
+findings between it and the servers running its old and new software anew, in the update's transaction.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from sqlalchemy import Connection, String, bindparam, column, select, update, values
+from sqlalchemy import Connection, String, Text, bindparam, cast, column, select, update, values
 from sqlalchemy.engine import Dialect
 
 from toolvet.db.models import Server, Tool
@@ -81,7 +81,7 @@ def _compile_candidates(dialect: Dialect, slots: int) -> _Compiled:
                 .where(_OTHER.c.name == wanted.c.name, _OTHER.c.retired_at.is_(None))
                 .order_by(_OTHER.c.id).limit(PER_NAME + 1).correlate(wanted))
     statement = (select(Tool.id, Tool.server_id, Tool.name, Tool.title, Tool.description, Tool.findings,
-                        Server.name.label("server"), Server.fleet)
+                        Server.name.label("server"), Server.software)
                  .select_from(wanted).join(Tool, Tool.id.in_(earliest)).join(Server, Tool.server_id == Server.id)
                  .order_by(Tool.id))
     compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
@@ -164,32 +164,32 @@ class CrossServer:
         params = {**fixed} | {f"p_name_{i}": n for i, n in enumerate(missing + [""] * (slots - len(missing)))}
         for name in missing:
             self._by_name[name] = []
-        for tool_id, server_id, name, title, description, findings, server, fleet in self._conn.exec_driver_sql(
+        for tool_id, server_id, name, title, description, findings, server, software in self._conn.exec_driver_sql(
                 sql, tuple(params[k] for k in order) if order is not None else params):
             # A tool whose findings changed here keeps them (they are not written yet).
             candidate = self._pending.get(tool_id)
             if candidate is None:
-                other = checks.OtherTool(server, name, description, title, fleet)
+                other = checks.OtherTool(server, name, description, title, software)
                 candidate = _Candidate(tool_id, server_id, other, findings)
             self._by_name[name].append(candidate)
             self._by_id[tool_id] = candidate
 
-    def _others(self, name: str, server_id: int, fleet: str | None) -> list[_Candidate]:
-        """``name``'s candidates for a pass of server ``server_id`` of ``fleet`` (loaded): other servers'
-        PER_NAME earliest, leaving out the fleet's (a fleet whose deployments are a name's earliest has no
-        candidates for it: a later copy from outside the fleet was compared with them when it came)."""
+    def _others(self, name: str, server_id: int, software: str | None) -> list[_Candidate]:
+        """``name``'s candidates for a pass of server ``server_id`` of ``software`` (loaded): other servers'
+        PER_NAME earliest, leaving out those running the same ``software`` (deployments that are a name's
+        earliest leave it none: a later copy on a server running other software was compared with them when it came)."""
         return [c for c in self._by_name[name]
-                if c.server_id != server_id and (fleet is None or c.other.fleet != fleet)][:PER_NAME]
+                if c.server_id != server_id and (software is None or c.other.software != software)][:PER_NAME]
 
     def _forget(self, name: str) -> None:
         """Read ``name``'s candidates again when next needed (the passes' writes changed who they are)."""
         for candidate in self._by_name.pop(name, ()):
             self._by_id.pop(candidate.id, None)
 
-    def add_findings(self, server_id: int, server_name: str, changes: ChangeSet, fleet: str | None = None) -> None:
+    def add_findings(self, server_id: int, server_name: str, changes: ChangeSet, software: str | None = None) -> None:
         """Add to the pass's upserts (before they are written) the findings they earn against other servers'
-        tools (those of the server's ``fleet`` left out), and change the matching ``tool-duplicate`` findings
-        of the tools they copy (see :meth:`flush`)."""
+        tools (those of servers running the same ``software`` left out), and change the matching
+        ``tool-duplicate`` findings of the tools they copy (see :meth:`flush`)."""
         if not changes.added and not changes.changed:
             return
         upserts = [(u, {u.claim.name} | _mentioned(u)) for u in (*changes.added, *changes.changed)]
@@ -197,7 +197,7 @@ class CrossServer:
         self._load(names)
         by_name: dict[str, list[_Candidate]] = {}
         for name in names:
-            if others := self._others(name, server_id, fleet):
+            if others := self._others(name, server_id, software):
                 by_name[name] = others
         if not by_name:
             return
@@ -208,7 +208,7 @@ class CrossServer:
             if not candidates:
                 continue
             found = checks.cross_server_findings(server_name, upsert.claim.definition,
-                                                 [c.other for c in candidates], fleet)
+                                                 [c.other for c in candidates], software)
             upsert.findings.extend(found)
             copies: set[int] = set()
             for f in found:
@@ -218,7 +218,7 @@ class CrossServer:
                                 if (c.other.server, c.other.name) == (f["other_server"], f["other_tool"]))
                 copies.add(original.id)
                 mine = checks.OtherTool(server_name, upsert.claim.name, upsert.claim.description,
-                                        upsert.claim.title, fleet)
+                                        upsert.claim.title, software)
                 copied.setdefault(original.id, []).extend(checks.copied_findings(original.other, mine))
             # A tool of its name that this one copied before, and copies no more (its text changed).
             for original in by_name.get(upsert.claim.name, ()):
@@ -241,13 +241,13 @@ class CrossServer:
             original.findings = kept
             self._pending[original.id] = original
 
-    def retired(self, server_id: int, server_name: str, names: list[str], fleet: str | None = None) -> None:
+    def retired(self, server_id: int, server_name: str, names: list[str], software: str | None = None) -> None:
         """A pass retired (or deleted) its tools ``names``: the tools they copied no longer name them."""
         if not names:
             return
         self._load(names)
         for name in names:
-            for original in self._others(name, server_id, fleet):
+            for original in self._others(name, server_id, software):
                 self._drop_copy(original, server_name, name)
 
     def written(self, changes: ChangeSet, removed: bool) -> None:
@@ -267,7 +267,7 @@ class CrossServer:
                 continue
             c = upsert.claim
             candidate.other = checks.OtherTool(candidate.other.server, c.name, c.description, c.title,
-                                               candidate.other.fleet)
+                                               candidate.other.software)
             candidate.findings = list(upsert.findings)
         for upsert in changes.added:
             # A new tool is the latest of its name: it joins only a name that has fewer than PER_NAME + 1.
@@ -289,54 +289,73 @@ class CrossServer:
             self._pending.clear()
 
 
-# ------------------------------------------------------------------ a fleet changed
+# ------------------------------------------------------------------ a server's software changed
 
-_SELECT_FLEET_SERVERS = select(Server.id, Server.name, Server.fleet).where(
+_SELECT_SOFTWARE_SERVERS = select(Server.id, Server.name, Server.software).where(
     Server.id.in_(bindparam("p_ids", expanding=True)))
-_SELECT_FLEET_TOOLS = (
-    select(Tool.id, Tool.server_id, Tool.name, Tool.title, Tool.description, Tool.annotations, Tool.findings)
+_SOFTWARE_TOOL_COLUMNS = (Tool.id, Tool.server_id, Tool.name, Tool.title, Tool.description, Tool.annotations,
+                       Tool.findings)
+_SELECT_SOFTWARE_TOOLS = (
+    select(*_SOFTWARE_TOOL_COLUMNS)
     .where(Tool.server_id.in_(bindparam("p_ids", expanding=True)), Tool.retired_at.is_(None))
-    .order_by(Tool.id)
 )
-_SELECT_FLEET_MEMBERS = select(Server.id).where(Server.fleet.in_(bindparam("p_fleets", expanding=True)))
+# A new sibling's tools that may hold a finding naming the server (its name in their findings' text: a
+# superset, each finding is checked again); the others need nothing, so naming the software of many servers
+# one at a time does not read all of them at each step.
+_SELECT_NAMING_TOOLS = (
+    select(*_SOFTWARE_TOOL_COLUMNS)
+    .where(Tool.server_id.in_(bindparam("p_ids", expanding=True)), Tool.retired_at.is_(None),
+           # Server names hold no LIKE wildcard (lowercase letters, digits and "-").
+           cast(Tool.findings, Text).contains(bindparam("p_name", type_=Text)))
+)
+_SELECT_SOFTWARE_MEMBERS = select(Server.id).where(Server.software == bindparam("p_software"))
 
 
-def compare_again(conn: Connection, server_id: int, fleets: set[str | None]) -> int:
-    """After an operator changed the fleet of server ``server_id`` (``fleets``: its fleet before and after;
-    None is no fleet): the cross-server findings between its live tools and those of the members of both
-    fleets, the only pairs whose fleets changed, worked out again as a discovery pass would under the
-    fleets as they now are: none within one fleet, else per name each tool against the PER_NAME earliest
-    of the other side's. Every other finding is kept. Written on ``conn``, in the caller's transaction;
-    returns how many tools' findings changed."""
-    named = sorted(f for f in fleets if f is not None)
-    members = set(conn.scalars(_SELECT_FLEET_MEMBERS, {"p_fleets": named})) - {server_id} if named else set()
-    if not members:
+def compare_again(conn: Connection, server_id: int, before: str | None, after: str | None) -> int:
+    """After an operator changed the software server ``server_id`` runs from ``before`` to ``after`` (None:
+    none named): the cross-server findings between its live tools and those of the other servers running
+    either (its old and new siblings), the only pairs whose sameness changed, worked out as a discovery
+    pass would now. With the new siblings there are none (their findings naming each other go); with the
+    old ones, per name, each tool is compared with the PER_NAME earliest of the other side's. Every other
+    finding is kept. Written on ``conn``, in the caller's transaction; returns how many tools' findings
+    changed."""
+    def members(software: str | None) -> set[int]:
+        if software is None:
+            return set()
+        return set(conn.scalars(_SELECT_SOFTWARE_MEMBERS, {"p_software": software})) - {server_id}
+
+    joined, parted = members(after), members(before) if before != after else set()
+    if not joined and not parted:
         return 0
-    servers = {row.id: row for row in conn.execute(_SELECT_FLEET_SERVERS, {"p_ids": sorted({server_id, *members})})}
+    servers = {row.id: row for row in conn.execute(_SELECT_SOFTWARE_SERVERS,
+                                                   {"p_ids": sorted({server_id, *joined, *parted})})}
     me = servers[server_id]
-    rows = conn.execute(_SELECT_FLEET_TOOLS, {"p_ids": sorted(servers)}).all()
+    mine = conn.execute(_SELECT_SOFTWARE_TOOLS, {"p_ids": [server_id]}).all()
+    theirs: list[Any] = list(conn.execute(_SELECT_SOFTWARE_TOOLS, {"p_ids": sorted(parted)})) if parted else []
+    if joined:
+        theirs += conn.execute(_SELECT_NAMING_TOOLS, {"p_ids": sorted(joined), "p_name": me.name}).all()
+    rows = sorted([*mine, *theirs], key=lambda row: row.id)
     member_names = {row.name for row in servers.values() if row.id != server_id}
-    mine_by_name: dict[str, list[Any]] = {}
-    theirs_by_name: dict[str, list[Any]] = {}
-    before: dict[int, list[dict[str, Any]]] = {}
+    by_name: dict[bool, dict[str, list[Any]]] = {True: {}, False: {}}  # mine or theirs, by tool name
+    before_findings: dict[int, list[dict[str, Any]]] = {}
     kept: dict[int, list[dict[str, Any]]] = {}
     for row in rows:
-        (mine_by_name if row.server_id == server_id else theirs_by_name).setdefault(row.name, []).append(row)
-        before[row.id] = row.findings if isinstance(row.findings, list) else []
-        # The findings between this server and the members go; they are worked out again below.
+        by_name[row.server_id == server_id].setdefault(row.name, []).append(row)
+        before_findings[row.id] = row.findings if isinstance(row.findings, list) else []
+        # The findings between this server and the members go; those with the old siblings come back below.
         gone = member_names if row.server_id == server_id else {me.name}
-        kept[row.id] = [f for f in before[row.id]
+        kept[row.id] = [f for f in before_findings[row.id]
                         if f.get("code") not in _CROSS_CODES or f.get("other_server") not in gone]
     earned: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
     copied: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
     for row in rows:
         # Each side's tools against the other side's: this server's against the members', and back.
         server = servers[row.server_id]
-        side = theirs_by_name if row.server_id == server_id else mine_by_name
+        side = by_name[row.server_id != server_id]
         wanted = {row.name} | {n for text in (row.title, row.description) if text and _JOINED.search(text)
                                for n in _NAME_LIKE.findall(text)}
         candidates = [c for name in sorted(wanted) for c in [
-            c for c in side.get(name, ()) if server.fleet is None or servers[c.server_id].fleet != server.fleet
+            c for c in side.get(name, ()) if server.software is None or servers[c.server_id].software != server.software
         ][:PER_NAME]]
         if not candidates:
             continue
@@ -344,19 +363,19 @@ def compare_again(conn: Connection, server_id: int, fleets: set[str | None]) -> 
         definition = {"name": row.name, "title": row.title, "description": row.description,
                       "annotations": row.annotations}
         found = checks.cross_server_findings(server.name, definition,
-                                             [_other(servers[c.server_id], c) for c in candidates], server.fleet)
+                                             [_other(servers[c.server_id], c) for c in candidates], server.software)
         earned[row.id] += found
         for f in found:
             if f["code"] == "tool-duplicate":
                 original = others[f["other_server"], f["other_tool"]]
                 copied[original.id] += checks.copied_findings(_other(servers[original.server_id], original),
-                                                       _other(server, row))
+                                                              _other(server, row))
     updates = []
     for row in rows:
         updated = _unique(kept[row.id] + earned[row.id])
         cross = sum(1 for f in updated if f.get("code") in _CROSS_CODES)
         updated = _unique(updated + copied[row.id][:max(MAX_CROSS_FINDINGS - cross, 0)])
-        if updated != before[row.id]:
+        if updated != before_findings[row.id]:
             updates.append({"p_id": row.id, "p_findings": updated})
     if updates:
         conn.execute(_UPDATE_FINDINGS, updates)
@@ -364,7 +383,7 @@ def compare_again(conn: Connection, server_id: int, fleets: set[str | None]) -> 
 
 
 def _other(server: Any, tool: Any) -> OtherTool:
-    return checks.OtherTool(server.name, tool.name, tool.description, tool.title, server.fleet)
+    return checks.OtherTool(server.name, tool.name, tool.description, tool.title, server.software)
 
 
 def _unique(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -44,7 +44,7 @@ def parse_server_form(visit: Visit, *, new: bool) -> dict[str, Any]:
     data["discovery"] = visit.field("discovery") or "auto"
     if floor := visit.field("approval"):  # absent: left as it is (a form without it lowers nothing)
         data["approval"] = floor
-    for key in ("title", "url", "command", "cwd", "fleet"):
+    for key in ("title", "url", "command", "cwd", "software"):
         data[key] = visit.field(key).strip() or None
     data["args"] = [line.strip() for line in visit.field("args").splitlines() if line.strip()]
     data["auth"] = visit.field("auth") or "none"

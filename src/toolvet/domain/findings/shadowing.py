@@ -8,7 +8,7 @@ quoted) with an instruction in the same sentence ("when you call", "instead of",
 a name within a small edit of the other's (``rapidfuzz``; confusables folded first) whose description is
 nearly the same: the same name with a different job (``search`` on GitHub and on Jira) is not flagged.
 
-Servers an operator put in one fleet (deployments of one software) are not compared with each other:
+Servers an operator says run the same software (deployments of one product) are not compared with each other:
 their tools are meant to be the same, as a server's own tools may name each other.
 """
 
@@ -45,8 +45,8 @@ class OtherTool:
     name: str
     description: str | None = None
     title: str | None = None
-    #: The fleet the operator put its server in (deployments of one software), or None.
-    fleet: str | None = None
+    #: The software its server runs, as the operator named it, or None.
+    software: str | None = None
 
 
 @lru_cache(maxsize=1)
@@ -111,11 +111,11 @@ def _duplicate(name: str, other: OtherTool) -> dict[str, Any]:
 
 
 def cross_server_findings(server: str, definition: dict[str, Any], others: Iterable[OtherTool],
-                          fleet: str | None = None) -> list[dict[str, Any]]:
+                          software: str | None = None) -> list[dict[str, Any]]:
     """Findings ``definition`` (a tool of ``server``) earns against other servers' tools: ``tool-shadowing``
     when its text steers the model about one of them by name, ``tool-duplicate`` when it nearly copies one's
     name and description. Tools of the same server are skipped (a tool may refer to its siblings), and so
-    are those of servers in the same ``fleet`` (deployments of one software are meant to be alike)."""
+    are those of servers that run the same ``software`` (deployments of one product are meant to be alike)."""
     found: list[dict[str, Any]] = []
     name = definition.get("name")
     # Read once, and only when another server's tool is there to compare with (most of a pass's tools
@@ -125,7 +125,7 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     mine: str | None = None
     unread = True
     for other in others:
-        if other.server == server or (fleet is not None and other.fleet == fleet):
+        if other.server == server or (software is not None and other.software == software):
             continue
         if strings is None:
             strings = _prose(definition)

@@ -1,9 +1,9 @@
-"""server fleets: servers an operator declares deployments of one software
+"""server software: the software an operator says a server runs
 
 Revision ID: 0016
 Revises: 0015
 
-A fleet's servers are not compared with each other by the cross-server findings (tool-duplicate,
+Servers that run the same software are not compared with each other by the cross-server findings (tool-duplicate,
 tool-shadowing): one vendor's server deployed per team is meant to offer the same tools.
 """
 
@@ -21,8 +21,8 @@ depends_on = None
 def upgrade() -> None:
     # In place (ALTER TABLE ... ADD COLUMN) on both databases: a batch rebuild of `servers` on SQLite
     # would drop the old table, and its tools with it (ON DELETE CASCADE).
-    op.add_column('servers', sa.Column('fleet', sa.String(32), nullable=True))
+    op.add_column('servers', sa.Column('software', sa.String(32), nullable=True))
 
 
 def downgrade() -> None:
-    op.drop_column('servers', 'fleet')
+    op.drop_column('servers', 'software')

@@ -1,5 +1,5 @@
-"""A server's fleet on the console's add and edit forms, in process over ASGI: the form is read from the
-page and posted back as a browser would (its CSRF token included), with only the fleet box changed."""
+"""A server's software on the console's add and edit forms, in process over ASGI: the form is read from the
+page and posted back as a browser would (its CSRF token included), with only the software box changed."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from toolvet.services.context import Context
 pytestmark = pytest.mark.anyio
 
 ALERT = re.compile(r'<p class="flash error" role="alert">(.*?)</p>', re.DOTALL)
-FLEET_FACT = re.compile(r'<dd id="fleet">(.*?)</dd>', re.DOTALL)
+SOFTWARE_FACT = re.compile(r'<dd id="software">(.*?)</dd>', re.DOTALL)
 
 
 class _Form(HTMLParser):
@@ -66,7 +66,7 @@ class _Form(HTMLParser):
 def form_of(page: httpx2.Response, action: str) -> dict[str, str]:
     parser = _Form(action)
     parser.feed(page.text)
-    assert "csrf" in parser.fields and "fleet" in parser.fields, parser.fields
+    assert "csrf" in parser.fields and "software" in parser.fields, parser.fields
     return parser.fields
 
 
@@ -81,47 +81,47 @@ async def browser(ctx: Context, admin: Principal) -> AsyncIterator[httpx2.AsyncC
         yield client
 
 
-async def test_the_server_form_sets_refuses_and_clears_a_fleet(
+async def test_the_server_form_sets_refuses_and_clears_the_software(
     browser: httpx2.AsyncClient, ctx: Context, admin: Principal
 ) -> None:
     new = form_of(await browser.get("/console/servers/new"), "/console/servers/new")
-    assert new["fleet"] == ""
+    assert new["software"] == ""
     added = await browser.post("/console/servers/new",
-                               data={**new, "name": "crm-eu", "url": "http://crm-eu.example/mcp", "fleet": "crm"})
+                               data={**new, "name": "crm-eu", "url": "http://crm-eu.example/mcp", "software": "crm"})
     assert added.status_code == 303 and added.headers["location"] == "/console/servers/crm-eu", added.text
-    assert servers.get_server(ctx, admin, "crm-eu").fleet == "crm"
+    assert servers.get_server(ctx, admin, "crm-eu").software == "crm"
 
     page = await browser.get("/console/servers/crm-eu")
-    fact = FLEET_FACT.search(page.text)
+    fact = SOFTWARE_FACT.search(page.text)
     assert fact is not None and '<span class="mono">crm</span>' in fact.group(1)
     edit = form_of(page, "/console/servers/crm-eu")
-    assert edit["fleet"] == "crm" and edit["url"] == "http://crm-eu.example/mcp"
+    assert edit["software"] == "crm" and edit["url"] == "http://crm-eu.example/mcp"
 
-    refused = await browser.post("/console/servers/crm-eu", data={**edit, "fleet": "CRM Fleet"})
+    refused = await browser.post("/console/servers/crm-eu", data={**edit, "software": "CRM Software"})
     assert refused.status_code == 422
     alert = ALERT.search(refused.text)
-    assert alert is not None and html.unescape(alert.group(1)).startswith("fleet: 'CRM Fleet' does not match ")
-    assert form_of(refused, "/console/servers/crm-eu")["fleet"] == "CRM Fleet"  # filled back in to correct
-    assert servers.get_server(ctx, admin, "crm-eu").fleet == "crm"
+    assert alert is not None and html.unescape(alert.group(1)).startswith("software: 'CRM Software' does not match ")
+    assert form_of(refused, "/console/servers/crm-eu")["software"] == "CRM Software"  # filled back in to correct
+    assert servers.get_server(ctx, admin, "crm-eu").software == "crm"
 
-    cleared = await browser.post("/console/servers/crm-eu", data={**edit, "fleet": "  "})
+    cleared = await browser.post("/console/servers/crm-eu", data={**edit, "software": "  "})
     assert cleared.status_code == 303, cleared.text
     shown = servers.get_server(ctx, admin, "crm-eu")
-    assert shown.fleet is None and shown.url == "http://crm-eu.example/mcp" and shown.enabled
+    assert shown.software is None and shown.url == "http://crm-eu.example/mcp" and shown.enabled
     page = await browser.get("/console/servers/crm-eu")
-    fact = FLEET_FACT.search(page.text)
+    fact = SOFTWARE_FACT.search(page.text)
     assert fact is not None and fact.group(1) == "none"
-    assert form_of(page, "/console/servers/crm-eu")["fleet"] == ""
+    assert form_of(page, "/console/servers/crm-eu")["software"] == ""
 
 
-async def test_a_bad_fleet_on_the_add_form_stores_nothing(
+async def test_a_bad_software_on_the_add_form_stores_nothing(
     browser: httpx2.AsyncClient, ctx: Context, admin: Principal
 ) -> None:
     new = form_of(await browser.get("/console/servers/new"), "/console/servers/new")
     refused = await browser.post("/console/servers/new",
-                                 data={**new, "name": "crm-eu", "url": "http://crm-eu.example/mcp", "fleet": "-crm"})
+                                 data={**new, "name": "crm-eu", "url": "http://crm-eu.example/mcp", "software": "-crm"})
     assert refused.status_code == 422
     alert = ALERT.search(refused.text)
-    assert alert is not None and html.unescape(alert.group(1)).startswith("fleet: '-crm' does not match ")
+    assert alert is not None and html.unescape(alert.group(1)).startswith("software: '-crm' does not match ")
     assert form_of(refused, "/console/servers/new")["name"] == "crm-eu"
     assert servers.list_servers(ctx, admin).total == 0
