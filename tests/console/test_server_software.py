@@ -125,3 +125,20 @@ async def test_a_bad_software_on_the_add_form_stores_nothing(
     assert alert is not None and html.unescape(alert.group(1)).startswith("software: '-crm' does not match ")
     assert form_of(refused, "/console/servers/new")["name"] == "crm-eu"
     assert servers.list_servers(ctx, admin).total == 0
+
+
+async def test_the_server_list_shows_the_software_and_its_search_finds_servers_by_it(
+    browser: httpx2.AsyncClient, ctx: Context, admin: Principal,
+) -> None:
+    # Neither the names nor the URLs hold "crm": only the software does.
+    servers.create_server(ctx, admin, {"name": "sales-eu", "url": "http://eu.example/mcp", "software": "crm"})
+    servers.create_server(ctx, admin, {"name": "sales-us", "url": "http://us.example/mcp", "software": "crm"})
+    servers.create_server(ctx, admin, {"name": "wiki", "url": "http://wiki.example/mcp"})
+    page = await browser.get("/console/servers")
+    assert page.status_code == 200
+    assert re.findall(r'data-software="([^"]*)"', page.text) == ["crm", "crm"]
+    found = await browser.get("/console/servers", params={"q": "crm"})
+    assert re.findall(r'href="/console/servers/([a-z0-9-]+)"><strong>', found.text) == ["sales-eu", "sales-us"]
+    # The search behind the list (services.servers.list_servers) is what finds them.
+    assert [s.name for s in servers.list_servers(ctx, admin, q="CRM").items] == ["sales-eu", "sales-us"]
+    assert [s.name for s in servers.list_servers(ctx, admin, q="wiki").items] == ["wiki"]
