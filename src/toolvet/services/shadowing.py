@@ -127,9 +127,9 @@ class _Candidate:
         return server in self._copied_by
 
 
-def _mentioned(upsert: Upsert) -> set[str]:
-    return {n for text in (upsert.claim.title, upsert.claim.description) if text and _JOINED.search(text)
-            for n in _NAME_LIKE.findall(text)}
+def _mentioned(title: str | None, description: str | None) -> set[str]:
+    """The name-like words (``send_email``) a tool's title and description mention."""
+    return {n for text in (title, description) if text and _JOINED.search(text) for n in _NAME_LIKE.findall(text)}
 
 
 def _names(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:
@@ -192,7 +192,8 @@ class CrossServer:
         ``tool-duplicate`` findings of the tools they copy (see :meth:`flush`)."""
         if not changes.added and not changes.changed:
             return
-        upserts = [(u, {u.claim.name} | _mentioned(u)) for u in (*changes.added, *changes.changed)]
+        upserts = [(u, {u.claim.name} | _mentioned(u.claim.title, u.claim.description))
+                   for u in (*changes.added, *changes.changed)]
         names = _names(upserts)
         self._load(names)
         by_name: dict[str, list[_Candidate]] = {}
@@ -349,11 +350,10 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
     earned: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
     copied: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
     for row in rows:
-        # Each side's tools against the other side's: this server's against the members', and back.
+        # Each side's tools against the other side's: this server's against its siblings', and back.
         server = servers[row.server_id]
         side = by_name[row.server_id != server_id]
-        wanted = {row.name} | {n for text in (row.title, row.description) if text and _JOINED.search(text)
-                               for n in _NAME_LIKE.findall(text)}
+        wanted = {row.name} | _mentioned(row.title, row.description)
         candidates = [c for name in sorted(wanted) for c in [
             c for c in side.get(name, ()) if server.software is None or servers[c.server_id].software != server.software
         ][:PER_NAME]]
