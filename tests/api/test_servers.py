@@ -158,3 +158,21 @@ async def test_servers_are_paged(client: httpx2.AsyncClient, as_admin: Headers) 
     page = (await client.get("/api/v1/servers", params={"limit": 2, "offset": 1}, headers=as_admin)).json()
     assert [s["name"] for s in page["items"]] == ["a2", "a3"]
     assert (page["total"], page["limit"], page["offset"]) == (5, 2, 1)
+
+
+async def test_servers_are_listed_by_the_software_they_run(
+    client: httpx2.AsyncClient, as_reader: Headers, as_operator: Headers
+) -> None:
+    for name, software in (("sales-eu", "crm"), ("sales-us", "crm"), ("wiki", None), ("hr", "erp")):
+        body = {"name": name, "url": f"https://{name}.example/mcp", "software": software}
+        assert (await client.post("/api/v1/servers", json=body, headers=as_operator)).status_code == 201
+
+    async def listed(**params: str) -> list[str]:
+        response = await client.get("/api/v1/servers", params=params, headers=as_reader)
+        assert response.status_code == 200, response.text
+        return [s["name"] for s in response.json()["items"]]
+
+    assert await listed(software="crm") == ["sales-eu", "sales-us"]
+    assert await listed(software="erp") == ["hr"]
+    assert await listed(software="none-such") == []
+    assert await listed() == ["hr", "sales-eu", "sales-us", "wiki"]

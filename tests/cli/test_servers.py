@@ -169,6 +169,9 @@ def test_a_software_is_set_at_add_changed_shown_and_cleared(toolvet: Toolvet) ->
     assert toolvet.json("server", "set", "crm-eu", "--software", "crm-next")["software"] == "crm-next"
     shown = toolvet.ok("server", "show", "crm-eu").stdout
     assert [line.split() for line in shown.splitlines() if line.startswith("software ")] == [["software", "crm-next"]]
+    names = [s["name"] for s in toolvet.json("server", "list", "--software", "crm-next")["items"]]
+    assert names == ["crm-eu"]
+    assert toolvet.json("server", "list", "--software", "crm")["items"] == []
     cleared = toolvet.json("server", "set", "crm-eu", "--no-software")
     assert cleared["software"] is None and cleared["url"] == "http://eu.example/mcp"
     assert toolvet.json("server", "show", "crm-eu")["software"] is None

@@ -138,10 +138,13 @@ def add(
 
 
 @server_app.command("list")
-def list_(limit: LimitOption = 100, offset: OffsetOption = 0, as_json: JsonOption = False) -> None:
+def list_(
+    software: Annotated[str | None, typer.Option("--software", help="Only the servers that run this software.")] = None,
+    limit: LimitOption = 100, offset: OffsetOption = 0, as_json: JsonOption = False,
+) -> None:
     """List servers by name."""
     with local() as (ctx, me):
-        page = servers.list_servers(ctx, me, limit=limit, offset=offset)
+        page = servers.list_servers(ctx, me, software=software, limit=limit, offset=offset)
     render.show_page(page, as_json, "servers", render.server_row, render.SERVER_HEADERS)
 
 

@@ -105,12 +105,15 @@ SERVER_SORTS: Final = {"name": (Server.name,), "last_discovery": (Server.last_di
                        "created": (Server.created_at, Server.name)}
 
 
-def list_servers(ctx: Context, principal: Principal, *, q: str = "", sort: str = "name", descending: bool = False,
-                 limit: int = 100, offset: int = 0) -> Page[ServerOut]:
-    """Servers a page at a time; ``q`` searches name, title, URL, command and the software named."""
+def list_servers(ctx: Context, principal: Principal, *, q: str = "", software: str | None = None, sort: str = "name",
+                 descending: bool = False, limit: int = 100, offset: int = 0) -> Page[ServerOut]:
+    """Servers a page at a time; ``q`` searches name, title, URL, command and the software named;
+    ``software`` keeps only the servers an operator said run that software."""
     principal.require(Permission.READ)
     counts = select(Tool.server_id, func.count().label("n")).group_by(Tool.server_id).subquery()
     where = [matching(q, Server.name, Server.title, Server.url, Server.command, Server.software)] if q else []
+    if software is not None:
+        where.append(Server.software == software)
     with ctx.db.transaction() as session:
         total = session.scalar(select(func.count()).select_from(Server).where(*where)) or 0
         rows = session.execute(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
 
 from toolvet.api.deps import ContextDep, Limit, Offset, PrincipalDep
 from toolvet.schemas.common import Page
@@ -14,10 +16,14 @@ router = APIRouter(tags=["servers"])
 
 @router.get("/servers")
 def list_servers(
-    ctx: ContextDep, principal: PrincipalDep, limit: Limit = 100, offset: Offset = 0
+    ctx: ContextDep,
+    principal: PrincipalDep,
+    software: Annotated[str | None, Query(description="Only the servers that run this software (as named).")] = None,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> Page[ServerOut]:
     """Servers by name. Header and env values are never shown, only their names."""
-    return servers.list_servers(ctx, principal, limit=limit, offset=offset)
+    return servers.list_servers(ctx, principal, software=software, limit=limit, offset=offset)
 
 
 @router.post("/servers", status_code=201)
