@@ -343,7 +343,7 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
     for row in rows:
         by_name[row.server_id == server_id].setdefault(row.name, []).append(row)
         before_findings[row.id] = row.findings if isinstance(row.findings, list) else []
-        # The findings between this server and the members go; those with the old siblings come back below.
+        # The findings between this server and its siblings go; those with the old siblings come back below.
         gone = member_names if row.server_id == server_id else {me.name}
         kept[row.id] = [f for f in before_findings[row.id]
                         if f.get("code") not in _CROSS_CODES or f.get("other_server") not in gone]
