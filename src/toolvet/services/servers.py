@@ -208,10 +208,10 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
                 for key in ("args", "env", "cwd"):
                     changes.setdefault(key, None)
         server.transport, server.url, server.command = transport.value, url, command
-        for key in ("title", "cwd", "enabled", "trust_annotations", "new_tools_enabled",
+        for key in ("title", "cwd", "software", "enabled", "trust_annotations", "new_tools_enabled",
                     "hold_changed_tools", "hold_flagged_tools", "remove_stale"):
             if key in changes:
-                if changes[key] is None and key not in ("title", "cwd"):
+                if changes[key] is None and key not in ("title", "cwd", "software"):
                     raise InvalidInput("may not be null", key)
                 setattr(server, key, changes[key])
         if "approval" in changes:
@@ -228,8 +228,6 @@ def update_server(ctx: Context, principal: Principal, name: str, patch: ServerPa
         if "env" in changes:
             server.env_secret = ctx.secrets.seal(changes["env"] or {})
             server.env_names = sorted(changes["env"] or {})
-        if "software" in changes:
-            server.software = changes["software"]
         apply_settings(ctx, server, auth, patch.oauth)
         session.flush()
         if server.software != before.software:
