@@ -439,3 +439,39 @@ def test_0013_adds_server_oauth_beside_servers_and_drops_it_again(database_url):
         assert "server_oauth" in sa.inspect(engine).get_table_names()
     finally:
         engine.dispose()
+
+
+def _index_names(engine: sa.Engine) -> set[str]:
+    return {ix["name"] for ix in sa.inspect(engine).get_indexes("tools") if ix["name"]}
+
+
+def test_0017_keys_every_existing_tool_name_and_finds_candidates_by_the_key(database_url):
+    engine = make_engine(database_url)
+    names = ("create_issue", "Create-Issue", "cre\u0430te_issue", "list_files")
+    try:
+        upgrade(engine, "0016")
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
+            conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
+                                            *(sa.column(c, sa.JSON) for c in _JSON))),
+                         [{k: v for k, v in _old_tool(i, name, True, True, False).items()
+                           if k in (*_CLAIM, *_JSON, *_TIMES)} for i, name in enumerate(names, start=1)])
+
+        upgrade(engine, "0017")
+
+        with engine.connect() as conn:
+            keys = {name: key for name, key in conn.execute(sa.text("SELECT name, name_key FROM tools"))}
+        assert keys == {"create_issue": "createissue", "Create-Issue": "createissue",
+                        "cre\u0430te_issue": "createissue", "list_files": "listfiles"}
+        assert "ix_tools_name_key_id" in _index_names(engine) and "ix_tools_name_id" not in _index_names(engine)
+
+        _downgrade(engine, "0016")
+
+        assert "name_key" not in _tool_columns(engine)
+        assert "ix_tools_name_id" in _index_names(engine)
+        with engine.connect() as conn:  # every tool, its settings untouched, is still there
+            assert sorted(conn.execute(sa.select(Tool.id)).scalars().all()) == [1, 2, 3, 4]
+        upgrade(engine)
+        assert "name_key" in _tool_columns(engine)
+    finally:
+        engine.dispose()

@@ -82,12 +82,16 @@ class Tool(Base):
     __tablename__ = "tools"
     # Case sensitive on both databases: SQLite's BINARY and PostgreSQL's deterministic collations.
     __table_args__ = (UniqueConstraint("server_id", "name", name="uq_tools_server_name"),
-                      # Cross-server findings: the earliest tools of other servers bearing a name.
-                      Index("ix_tools_name_id", "name", "id"))
+                      # Cross-server findings: the earliest tools of other servers whose name has a key.
+                      Index("ix_tools_name_key_id", "name_key", "id"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(Text)
+    #: ``domain.findings.name_key(name)``: how another server's pass finds this tool whatever the spelling
+    #: of its name (case, separators, look-alike letters). Always written with the name; NULL only in a
+    #: row written by hand outside toolvet, which the cross-server checks then do not see.
+    name_key: Mapped[str | None] = mapped_column(Text)
     title: Mapped[str | None] = mapped_column(Text)
     description: Mapped[str | None] = mapped_column(Text)
     input_schema: Mapped[dict[str, Any]] = mapped_column(Json)

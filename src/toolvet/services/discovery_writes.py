@@ -20,6 +20,7 @@ from toolvet.db.bulk import BulkInsert
 from toolvet.db.engine import Database
 from toolvet.db.models import DiscoveryRun, Server, Tool, ToolDefinition
 from toolvet.db.types import Preserialized, utcnow
+from toolvet.domain import findings as checks
 from toolvet.domain.listing import Listing
 from toolvet.domain.reconcile import ChangeSet, StoredTool, Upsert, reconcile
 from toolvet.errors import NotFound
@@ -52,8 +53,9 @@ _SELECT_STORED = select(
 _SELECT_INPUT_SCHEMAS = select(Tool.id, Tool.input_schema).where(Tool.id.in_(_ids()))
 # A new tool's claim: every column of the claim table but its id.
 _TOOL_ROW_SHARED = ("server_id", "first_seen_at", "last_seen_at", "retired_at")
-_TOOL_ROW_OWN = ("name", "title", "description", "definition", "input_schema", "output_schema", "annotations",
-                 "icons", "meta", "advertised_read_only", "definition_fingerprint", "definition_digest", "findings")
+_TOOL_ROW_OWN = ("name", "name_key", "title", "description", "definition", "input_schema", "output_schema",
+                 "annotations", "icons", "meta", "advertised_read_only", "definition_fingerprint", "definition_digest",
+                 "findings")
 _INSERT_TOOLS = BulkInsert(Tool.__table__, _TOOL_ROW_SHARED + _TOOL_ROW_OWN)  # type: ignore[arg-type]
 _SELECT_IDS_BY_NAME = select(Tool.id, Tool.name).where(Tool.server_id == _param(Tool.server_id),
                                                        Tool.name.in_(bindparam("p_names", expanding=True)))
@@ -199,7 +201,8 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         values = {u.claim.name: _json_values(u.claim) for u in changes.added}
         shared = {"server_id": server.id, "first_seen_at": now, "last_seen_at": now, "retired_at": None}
         _INSERT_TOOLS.execute(conn, shared, [
-            {**values[u.claim.name], "name": u.claim.name, "title": u.claim.title, "description": u.claim.description,
+            {**values[u.claim.name], "name": u.claim.name, "name_key": checks.name_key(u.claim.name),
+             "title": u.claim.title, "description": u.claim.description,
              "advertised_read_only": u.claim.advertised_read_only, "definition_fingerprint": u.claim.fingerprint,
              "definition_digest": u.claim.digest, "findings": u.findings}
             for u in changes.added])

@@ -1,9 +1,12 @@
 """Cross-server findings during discovery passes: the passes' new and changed tools against the tools
 other servers have in the registry (``domain.findings.cross_server_findings``), and back.
 
-Candidates are the other servers' live tools that bear the name of a tool a pass adds or changes, or a
-name-like word its title or description mentions (``send_email``): for each such name, the PER_NAME
-earliest registered (the index on ``tools (name, id)`` finds them without reading the others). A new copy
+Candidates are the other servers' live tools whose name has the key (``domain.findings.name_key``: case,
+separators and look-alike letters folded) of a tool a pass adds or changes, or of a name-like word its
+title or description mentions (``send_email``): for each such key, the PER_NAME earliest registered (the
+index on ``tools (name_key, id)`` finds them without reading the others). So a copy named ``Create-Issue``
+or ``createIssue`` meets the ``create_issue`` it copies; a name changed by a letter (``create_isue``) has
+another key, and is compared only with tools of its own. A new copy
 of a tool adds a ``tool-duplicate`` finding to the copy and to the tool it copies (whose own pass may be
 long over); a tool mentioned by a new one is not re-read (its findings are about its own text).
 
@@ -72,15 +75,16 @@ def _select_candidates(dialect: Dialect, slots: int) -> _Compiled:
 
 
 def _compile_candidates(dialect: Dialect, slots: int) -> _Compiled:
-    """The SQL (and its positional parameter order) of the live tools bearing each of the names bound as
-    ``p_name_0`` .. ``p_name_{slots-1}``, the PER_NAME + 1 earliest per name, whatever their server: a
-    server has one tool of a name, so leaving out the pass's own still leaves PER_NAME of the others."""
-    wanted = (values(column("name", String), name="wanted")
-              .data([(bindparam(f"p_name_{i}", type_=String),) for i in range(slots)]).cte("wanted"))
+    """The SQL (and its positional parameter order) of the live tools whose name has each of the keys bound
+    as ``p_key_0`` .. ``p_key_{slots-1}``, the PER_NAME + 1 earliest per key, whatever their server. A
+    server's tools rarely share a key (``create_issue`` and ``createIssue`` on one server), so leaving out
+    the pass's own nearly always leaves PER_NAME of the others."""
+    wanted = (values(column("key", String), name="wanted")
+              .data([(bindparam(f"p_key_{i}", type_=String),) for i in range(slots)]).cte("wanted"))
     earliest = (select(_OTHER.c.id)
-                .where(_OTHER.c.name == wanted.c.name, _OTHER.c.retired_at.is_(None))
+                .where(_OTHER.c.name_key == wanted.c.key, _OTHER.c.retired_at.is_(None))
                 .order_by(_OTHER.c.id).limit(PER_NAME + 1).correlate(wanted))
-    statement = (select(Tool.id, Tool.server_id, Tool.name, Tool.title, Tool.description, Tool.findings,
+    statement = (select(Tool.id, Tool.server_id, Tool.name_key, Tool.name, Tool.title, Tool.description, Tool.findings,
                         Server.name.label("server"), Server.software)
                  .select_from(wanted).join(Tool, Tool.id.in_(earliest)).join(Server, Tool.server_id == Server.id)
                  .order_by(Tool.id))
@@ -132,8 +136,14 @@ def _mentioned(title: str | None, description: str | None) -> set[str]:
     return {n for text in (title, description) if text and _JOINED.search(text) for n in _NAME_LIKE.findall(text)}
 
 
-def _names(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:
-    return sorted(set().union(*(names for _, names in upserts)))[:MAX_NAMES]
+def _keys(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:
+    return sorted(set().union(*(keys for _, keys in upserts)))[:MAX_NAMES]
+
+
+def _wanted(name: str, title: str | None, description: str | None) -> set[str]:
+    """The keys whose tools a tool of ``name`` is compared with: its own name's and those of the name-like
+    words its title and description mention."""
+    return {checks.name_key(n) for n in (name, *_mentioned(title, description))}
 
 
 def _merged(old: list[dict[str, Any]], server_name: str, new: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -151,39 +161,40 @@ class CrossServer:
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
-        self._by_name: dict[str, list[_Candidate]] = {}  # the PER_NAME + 1 earliest live tools per name read
+        self._by_key: dict[str, list[_Candidate]] = {}  # the PER_NAME + 1 earliest live tools per key read
         self._by_id: dict[int, _Candidate] = {}
         self._pending: dict[int, _Candidate] = {}  # findings changed here, written by flush
 
-    def _load(self, names: list[str]) -> None:
-        missing = [n for n in names if n not in self._by_name]
+    def _load(self, keys: list[str]) -> None:
+        missing = [k for k in keys if k not in self._by_key]
         if not missing:
             return
         slots = 1 << max(len(missing) - 1, 0).bit_length()
         sql, order, fixed = _select_candidates(self._conn.dialect, slots)
-        params = {**fixed} | {f"p_name_{i}": n for i, n in enumerate(missing + [""] * (slots - len(missing)))}
-        for name in missing:
-            self._by_name[name] = []
-        for tool_id, server_id, name, title, description, findings, server, software in self._conn.exec_driver_sql(
+        params = {**fixed} | {f"p_key_{i}": k for i, k in enumerate(missing + [""] * (slots - len(missing)))}
+        for key in missing:
+            self._by_key[key] = []
+        for (tool_id, server_id, key, name, title, description, findings, server,
+             software) in self._conn.exec_driver_sql(
                 sql, tuple(params[k] for k in order) if order is not None else params):
             # A tool whose findings changed here keeps them (they are not written yet).
             candidate = self._pending.get(tool_id)
             if candidate is None:
                 other = checks.OtherTool(server, name, description, title, software)
                 candidate = _Candidate(tool_id, server_id, other, findings)
-            self._by_name[name].append(candidate)
+            self._by_key[key].append(candidate)
             self._by_id[tool_id] = candidate
 
-    def _others(self, name: str, server_id: int, software: str | None) -> list[_Candidate]:
-        """``name``'s candidates for a pass of server ``server_id`` of ``software`` (loaded): other servers'
-        PER_NAME earliest, leaving out those running the same ``software`` (deployments that are a name's
+    def _others(self, key: str, server_id: int, software: str | None) -> list[_Candidate]:
+        """``key``'s candidates for a pass of server ``server_id`` of ``software`` (loaded): other servers'
+        PER_NAME earliest, leaving out those running the same ``software`` (deployments that are a key's
         earliest leave it none: a later copy on a server running other software was compared with them when it came)."""
-        return [c for c in self._by_name[name]
+        return [c for c in self._by_key[key]
                 if c.server_id != server_id and (software is None or c.other.software != software)][:PER_NAME]
 
-    def _forget(self, name: str) -> None:
-        """Read ``name``'s candidates again when next needed (the passes' writes changed who they are)."""
-        for candidate in self._by_name.pop(name, ()):
+    def _forget(self, key: str) -> None:
+        """Read ``key``'s candidates again when next needed (the passes' writes changed who they are)."""
+        for candidate in self._by_key.pop(key, ()):
             self._by_id.pop(candidate.id, None)
 
     def add_findings(self, server_id: int, server_name: str, changes: ChangeSet, software: str | None = None) -> None:
@@ -192,20 +203,21 @@ class CrossServer:
         ``tool-duplicate`` findings of the tools they copy (see :meth:`flush`)."""
         if not changes.added and not changes.changed:
             return
-        upserts = [(u, {u.claim.name} | _mentioned(u.claim.title, u.claim.description))
+        upserts = [(u, _wanted(u.claim.name, u.claim.title, u.claim.description))
                    for u in (*changes.added, *changes.changed)]
-        names = _names(upserts)
-        self._load(names)
-        by_name: dict[str, list[_Candidate]] = {}
-        for name in names:
-            if others := self._others(name, server_id, software):
-                by_name[name] = others
-        if not by_name:
+        keys = _keys(upserts)
+        self._load(keys)
+        by_key: dict[str, list[_Candidate]] = {}
+        for key in keys:
+            if others := self._others(key, server_id, software):
+                by_key[key] = others
+        if not by_key:
             return
         copied: dict[int, list[dict[str, Any]]] = {}
         for upsert, wanted in upserts:
-            candidates = (by_name.get(upsert.claim.name, []) if len(wanted) == 1
-                          else [c for name in sorted(wanted) for c in by_name.get(name, ())])
+            own = checks.name_key(upsert.claim.name)
+            candidates = (by_key.get(own, []) if len(wanted) == 1
+                          else [c for key in sorted(wanted) for c in by_key.get(key, ())])
             if not candidates:
                 continue
             found = checks.cross_server_findings(server_name, upsert.claim.definition,
@@ -221,8 +233,8 @@ class CrossServer:
                 mine = checks.OtherTool(server_name, upsert.claim.name, upsert.claim.description,
                                         upsert.claim.title, software)
                 copied.setdefault(original.id, []).extend(checks.copied_findings(original.other, mine))
-            # A tool of its name that this one copied before, and copies no more (its text changed).
-            for original in by_name.get(upsert.claim.name, ()):
+            # A tool of its name's key that this one copied before, and copies no more (its text changed).
+            for original in by_key.get(own, ()):
                 if original.id not in copies:
                     self._drop_copy(original, server_name, upsert.claim.name)
         for tool_id, new in copied.items():
@@ -246,9 +258,10 @@ class CrossServer:
         """A pass retired (or deleted) its tools ``names``: the tools they copied no longer name them."""
         if not names:
             return
-        self._load(names)
-        for name in names:
-            for original in self._others(name, server_id, software):
+        keys = {name: checks.name_key(name) for name in names}
+        self._load(sorted(set(keys.values())))
+        for name, key in keys.items():
+            for original in self._others(key, server_id, software):
                 self._drop_copy(original, server_name, name)
 
     def written(self, changes: ChangeSet, removed: bool) -> None:
@@ -261,7 +274,7 @@ class CrossServer:
             # The pass wrote the tool's own findings over any changed here (as a write of them would have been).
             self._pending.pop(tool_id, None)
             if upsert.revived:
-                self._forget(upsert.claim.name)  # live again, and perhaps among its name's earliest
+                self._forget(checks.name_key(upsert.claim.name))  # live again, perhaps among its key's earliest
                 continue
             candidate = self._by_id.get(tool_id)
             if candidate is None:
@@ -271,14 +284,15 @@ class CrossServer:
                                                candidate.other.software)
             candidate.findings = list(upsert.findings)
         for upsert in changes.added:
-            # A new tool is the latest of its name: it joins only a name that has fewer than PER_NAME + 1.
-            known = self._by_name.get(upsert.claim.name)
+            # A new tool is the latest of its key: it joins only a key that has fewer than PER_NAME + 1.
+            key = checks.name_key(upsert.claim.name)
+            known = self._by_key.get(key)
             if known is not None and len(known) <= PER_NAME:
-                self._forget(upsert.claim.name)
+                self._forget(key)
         for tool_id in changes.retire_ids:
             candidate = self._by_id.get(tool_id)
             if candidate is not None:
-                self._forget(candidate.other.name)
+                self._forget(checks.name_key(candidate.other.name))
             if removed:
                 self._pending.pop(tool_id, None)
 
@@ -337,11 +351,11 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
         theirs += conn.execute(_SELECT_NAMING_TOOLS, {"p_ids": sorted(joined), "p_name": me.name}).all()
     rows = sorted([*mine, *theirs], key=lambda row: row.id)
     member_names = {row.name for row in servers.values() if row.id != server_id}
-    by_name: dict[bool, dict[str, list[Any]]] = {True: {}, False: {}}  # mine or theirs, by tool name
+    by_key: dict[bool, dict[str, list[Any]]] = {True: {}, False: {}}  # mine or theirs, by their name's key
     before_findings: dict[int, list[dict[str, Any]]] = {}
     kept: dict[int, list[dict[str, Any]]] = {}
     for row in rows:
-        by_name[row.server_id == server_id].setdefault(row.name, []).append(row)
+        by_key[row.server_id == server_id].setdefault(checks.name_key(row.name), []).append(row)
         before_findings[row.id] = row.findings if isinstance(row.findings, list) else []
         # The findings between this server and its siblings go; those with the old siblings come back below.
         gone = member_names if row.server_id == server_id else {me.name}
@@ -352,10 +366,10 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
     for row in rows:
         # Each side's tools against the other side's: this server's against its siblings', and back.
         server = servers[row.server_id]
-        side = by_name[row.server_id != server_id]
-        wanted = {row.name} | _mentioned(row.title, row.description)
-        candidates = [c for name in sorted(wanted) for c in [
-            c for c in side.get(name, ()) if server.software is None or servers[c.server_id].software != server.software
+        side = by_key[row.server_id != server_id]
+        wanted = _wanted(row.name, row.title, row.description)
+        candidates = [c for key in sorted(wanted) for c in [
+            c for c in side.get(key, ()) if server.software is None or servers[c.server_id].software != server.software
         ][:PER_NAME]]
         if not candidates:
             continue

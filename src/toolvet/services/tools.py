@@ -246,7 +246,8 @@ def register_tool(
                                "only on manual servers", "server")
         if session.scalar(select(Tool.id).where(Tool.server_id == server.id, Tool.name == data.name)) is not None:
             raise Conflict(f"tool {server_name}/{data.name} already exists")
-        tool = Tool(server_id=server.id, name=data.name, first_seen_at=now, last_seen_at=now,
+        tool = Tool(server_id=server.id, name=data.name, name_key=findings.name_key(data.name), first_seen_at=now,
+                    last_seen_at=now,
                     findings=findings.static_findings(claim.definition), **_claim_values(claim))
         session.add(tool)
         session.flush()

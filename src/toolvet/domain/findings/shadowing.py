@@ -63,6 +63,17 @@ def _skeleton(name: str) -> str:
 
 
 @lru_cache(maxsize=16384)
+def name_key(name: str) -> str:
+    """The key a tool's name is found by when other servers' tools are compared with it: the name folded as
+    a property name is (NFKC, hidden characters dropped, look-alike letters and case folded) with every
+    separator and space taken out, so ``create_issue``, ``Create-Issue``, ``createIssue``, ``CREATE.ISSUE``
+    and ``cre\u0430te_issue`` (a Cyrillic letter) share ``createissue``. Stored with each tool
+    (``tools.name_key``), so a copy spelled another way is among a pass's candidates; a change to this
+    folding needs a migration that computes the stored keys again."""
+    return "".join(folded(name, key=True).split())
+
+
+@lru_cache(maxsize=16384)
 def _about(title: str | None, description: str | None) -> str | None:
     """A tool's title and description as the copy check compares them: folded, then their words sorted
     and joined by single spaces; None when the folded text is empty (nothing to compare).
