@@ -56,9 +56,11 @@ def tool_name(server: int, index: int) -> str:
 def tool_definition(server: int, index: int, *, distinct: bool = False) -> dict[str, Any]:
     """A realistic tool object: title, a 100-200 character description, a 3-4 property input schema with
     ``required``, and annotations. Deterministic in (server, index). ``distinct``: the server's number
-    appended to the name, so no name is shared (servers of different software); the rest is the same."""
+    appended to the name twice (``_s12x12``), so no name is shared (servers of different software) and no
+    two are within one edit of each other, which the cross-server checks would read as a copy renamed by
+    a letter (``_s12`` and ``_s13``); the rest is the same."""
     base = tool_name(server, index)
-    name = f"{base}_s{server}" if distinct else base
+    name = f"{base}_s{server}x{server}" if distinct else base
     verb, _, noun = base.partition("_")
     noun = noun.rstrip("_0123456789").replace("_", " ")
     domain = _DOMAINS[(server + index) % len(_DOMAINS)]

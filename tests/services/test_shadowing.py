@@ -104,6 +104,34 @@ async def test_a_copy_under_a_name_spelled_another_way_is_found_by_the_pass_that
     assert sorted(f["other_tool"] for f in found) == sorted(spelled)[:5]
 
 
+
+async def test_a_copy_whose_name_is_changed_by_a_letter_is_found_whichever_server_comes_first(ctx, admin):
+    early = {None: {"tools": [tool("creat_issue", COPY)]}}
+    github = {None: {"tools": [tool("create_issue", ORIGINAL)]}}
+    typos = ("create_isue", "create_issues", "create_lssue")
+    copies = {None: {"tools": [tool(name, COPY) for name in typos]}}
+    with (raw_listing_server(early) as zero, raw_listing_server(github) as one,
+          raw_listing_server(copies) as two):
+        # A copy registered before the tool it imitates: the original's own pass finds it.
+        servers.create_server(ctx, admin, {"name": "early", "url": zero.url})
+        await discover(ctx, admin, "early")
+        servers.create_server(ctx, admin, {"name": "github", "url": one.url})
+        await discover(ctx, admin, "github")
+        assert cross(ctx, admin, "early", "creat_issue") == [("tool-duplicate", "github")]
+        assert cross(ctx, admin, "github", "create_issue") == [("tool-duplicate", "early")]
+        # Copies registered after it: each pass finds the original.
+        servers.create_server(ctx, admin, {"name": "copycat", "url": two.url})
+        await discover(ctx, admin, "copycat")
+        for name in typos:
+            assert ("tool-duplicate", "github") in cross(ctx, admin, "copycat", name), name
+        on_original = tools.get_tool(ctx, admin, "github", "create_issue").findings
+        assert sorted(f["other_tool"] for f in on_original) == sorted(["creat_issue", *typos])
+        # A copy no longer advertised: the next pass of its server takes its finding off the original.
+        copies[None] = {"tools": [tool(name, COPY) for name in typos[1:]]}
+        await discover(ctx, admin, "copycat")
+    on_original = tools.get_tool(ctx, admin, "github", "create_issue").findings
+    assert sorted(f["other_tool"] for f in on_original) == sorted(["creat_issue", *typos[1:]])
+
 def cross(ctx: Context, admin: Any, server: str, name: str) -> list[tuple[str, str]]:
     """The cross-server findings of a tool, as (code, other server), sorted."""
     return sorted((f["code"], f["other_server"]) for f in tools.get_tool(ctx, admin, server, name).findings
@@ -170,6 +198,22 @@ async def test_a_change_of_software_compares_its_servers_again_and_leaves_other_
             servers.update_server(ctx, admin, name, {"url": again.url})
         await discover(ctx, admin, *everyone)
     assert {name: cross(ctx, admin, name, "create_issue") for name in everyone} == moved
+
+
+
+async def test_a_change_of_software_compares_names_a_letter_apart_again(ctx, admin):
+    with (raw_listing_server({None: {"tools": [tool("create_issue", ORIGINAL)]}}) as one,
+          raw_listing_server({None: {"tools": [tool("create_isue", COPY)]}}) as two):
+        for name, upstream in (("one", one), ("two", two)):
+            servers.create_server(ctx, admin, {"name": name, "url": upstream.url})
+            await discover(ctx, admin, name)
+    pair = {"one": cross(ctx, admin, "one", "create_issue"), "two": cross(ctx, admin, "two", "create_isue")}
+    assert pair == {"one": [("tool-duplicate", "two")], "two": [("tool-duplicate", "one")]}
+    for name in ("one", "two"):
+        servers.update_server(ctx, admin, name, {"software": "tracker"})
+    assert cross(ctx, admin, "one", "create_issue") == cross(ctx, admin, "two", "create_isue") == []
+    servers.update_server(ctx, admin, "two", {"software": None})
+    assert {"one": cross(ctx, admin, "one", "create_issue"), "two": cross(ctx, admin, "two", "create_isue")} == pair
 
 
 def test_a_software_name_follows_the_server_name_rule(ctx, admin):

@@ -5,8 +5,9 @@ Candidates are the other servers' live tools whose name has the key (``domain.fi
 separators and look-alike letters folded) of a tool a pass adds or changes, or of a name-like word its
 title or description mentions (``send_email``): for each such key, the PER_NAME earliest registered (the
 index on ``tools (name_key, id)`` finds them without reading the others). So a copy named ``Create-Issue``
-or ``createIssue`` meets the ``create_issue`` it copies; a name changed by a letter (``create_isue``) has
-another key, and is compared only with tools of its own. A new copy
+or ``createIssue`` meets the ``create_issue`` it copies. A name changed by a letter (``create_isue``) has
+another key: a tool's own key also brings the keys within one edit of it (``domain.findings.NearNames``,
+over every key stored, kept per database by each process that writes passes: :func:`stored_keys`). A new copy
 of a tool adds a ``tool-duplicate`` finding to the copy and to the tool it copies (whose own pass may be
 long over); a tool mentioned by a new one is not re-read (its findings are about its own text).
 
@@ -24,14 +25,17 @@ findings between it and the servers running its old and new software anew, in th
 from __future__ import annotations
 
 import re
+import time
+import weakref
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 from sqlalchemy import Connection, String, Text, bindparam, cast, column, select, update, values
-from sqlalchemy.engine import Dialect
+from sqlalchemy.engine import Dialect, Engine
 
 from toolvet.db.models import Server, Tool
 from toolvet.domain import findings as checks
+from toolvet.domain.findings.near_names import NearNames
 from toolvet.jsontext import loads
 
 #: A tool is compared with at most PER_NAME other servers' tools bearing one name: the earliest
@@ -91,6 +95,44 @@ def _compile_candidates(dialect: Dialect, slots: int) -> _Compiled:
     compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
     order = tuple(compiled.positiontup) if compiled.positional and compiled.positiontup else None
     return compiled.string, order, dict(compiled.params)  # the limit's (and offset's) own values
+
+
+# ------------------------------------------------------------------ every key stored, for near names
+
+#: A process's index of the keys stored is read again from scratch when it is this old (seconds), so a
+#: key it missed (a tool PostgreSQL committed after one with a higher id, or ids that a rolled-back
+#: pass had used and a later one took again) is missed for at most this long.
+REBUILD_AFTER: Final = 600.0
+_SELECT_KEYS_AFTER = (select(Tool.id, Tool.name_key).where(Tool.id > bindparam("p_id"), Tool.name_key.is_not(None))
+                      .order_by(Tool.id))
+
+
+class _StoredKeys:
+    __slots__ = ("built", "last_id", "names")
+
+    def __init__(self) -> None:
+        self.names = NearNames()
+        self.last_id = 0
+        self.built = time.monotonic()
+
+
+_STORED: weakref.WeakKeyDictionary[Engine, _StoredKeys] = weakref.WeakKeyDictionary()
+
+
+def stored_keys(conn: Connection) -> NearNames:
+    """Every name key stored in ``conn``'s database, as this process knows it: read once (the tools' ids
+    and keys), then only the tools with a higher id than any read before, on each call (one indexed read
+    per transaction that needs it), and read whole again after REBUILD_AFTER. Kept per engine, so by each
+    process that writes passes; a key is never taken out (a superset: the candidates' query finds only
+    live tools)."""
+    stored = _STORED.get(conn.engine)
+    if stored is None or time.monotonic() - stored.built > REBUILD_AFTER:
+        stored = _STORED[conn.engine] = _StoredKeys()
+    for tool_id, key in conn.execute(_SELECT_KEYS_AFTER, {"p_id": stored.last_id}):
+        if key:
+            stored.names.add(key)
+        stored.last_id = tool_id
+    return stored.names
 
 
 _UPDATE_FINDINGS = update(Tool).where(Tool.id == bindparam("p_id")).values(findings=bindparam("p_findings"))
@@ -164,6 +206,20 @@ class CrossServer:
         self._by_key: dict[str, list[_Candidate]] = {}  # the PER_NAME + 1 earliest live tools per key read
         self._by_id: dict[int, _Candidate] = {}
         self._pending: dict[int, _Candidate] = {}  # findings changed here, written by flush
+        self._near: NearNames | None = None  # every key stored, read on the first pass that needs it
+        self._close: dict[str, tuple[int, list[str]]] = {}  # near keys, at the index's version
+
+    def _near_keys(self, key: str) -> list[str]:
+        """The stored keys within one edit of ``key`` (remembered while no key is added: a fleet's passes
+        ask for the same keys)."""
+        if self._near is None:
+            self._near = stored_keys(self._conn)
+        remembered = self._close.get(key)
+        if remembered is not None and remembered[0] == self._near.version:
+            return remembered[1]
+        close = self._near.near(key)
+        self._close[key] = (self._near.version, close)
+        return close
 
     def _load(self, keys: list[str]) -> None:
         missing = [k for k in keys if k not in self._by_key]
@@ -203,9 +259,12 @@ class CrossServer:
         ``tool-duplicate`` findings of the tools they copy (see :meth:`flush`)."""
         if not changes.added and not changes.changed:
             return
-        upserts = [(u, _wanted(u.claim.name, u.claim.title, u.claim.description))
-                   for u in (*changes.added, *changes.changed)]
-        keys = _keys(upserts)
+        upserts = []
+        for u in (*changes.added, *changes.changed):
+            own = checks.name_key(u.claim.name)
+            close = self._near_keys(own)
+            upserts.append((u, own, close, _wanted(u.claim.name, u.claim.title, u.claim.description).union(close)))
+        keys = _keys([(u, wanted) for u, _, _, wanted in upserts])
         self._load(keys)
         by_key: dict[str, list[_Candidate]] = {}
         for key in keys:
@@ -214,8 +273,7 @@ class CrossServer:
         if not by_key:
             return
         copied: dict[int, list[dict[str, Any]]] = {}
-        for upsert, wanted in upserts:
-            own = checks.name_key(upsert.claim.name)
+        for upsert, own, close, wanted in upserts:
             candidates = (by_key.get(own, []) if len(wanted) == 1
                           else [c for key in sorted(wanted) for c in by_key.get(key, ())])
             if not candidates:
@@ -233,8 +291,8 @@ class CrossServer:
                 mine = checks.OtherTool(server_name, upsert.claim.name, upsert.claim.description,
                                         upsert.claim.title, software)
                 copied.setdefault(original.id, []).extend(checks.copied_findings(original.other, mine))
-            # A tool of its name's key that this one copied before, and copies no more (its text changed).
-            for original in by_key.get(own, ()):
+            # A tool of its name's key (or a near one) that this one copied before, and copies no more.
+            for original in (c for key in (own, *close) for c in by_key.get(key, ())):
                 if original.id not in copies:
                     self._drop_copy(original, server_name, upsert.claim.name)
         for tool_id, new in copied.items():
@@ -258,10 +316,13 @@ class CrossServer:
         """A pass retired (or deleted) its tools ``names``: the tools they copied no longer name them."""
         if not names:
             return
-        keys = {name: checks.name_key(name) for name in names}
-        self._load(sorted(set(keys.values())))
-        for name, key in keys.items():
-            for original in self._others(key, server_id, software):
+        keys: dict[str, list[str]] = {}
+        for name in names:
+            own: str = checks.name_key(name)
+            keys[name] = [own, *self._near_keys(own)]
+        self._load(sorted({key for near in keys.values() for key in near}))
+        for name, near in keys.items():
+            for original in (c for key in near for c in self._others(key, server_id, software)):
                 self._drop_copy(original, server_name, name)
 
     def written(self, changes: ChangeSet, removed: bool) -> None:
@@ -286,6 +347,8 @@ class CrossServer:
         for upsert in changes.added:
             # A new tool is the latest of its key: it joins only a key that has fewer than PER_NAME + 1.
             key = checks.name_key(upsert.claim.name)
+            if self._near is not None:
+                self._near.add(key)
             known = self._by_key.get(key)
             if known is not None and len(known) <= PER_NAME:
                 self._forget(key)
@@ -352,10 +415,13 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
     rows = sorted([*mine, *theirs], key=lambda row: row.id)
     member_names = {row.name for row in servers.values() if row.id != server_id}
     by_key: dict[bool, dict[str, list[Any]]] = {True: {}, False: {}}  # mine or theirs, by their name's key
+    near = {True: NearNames(), False: NearNames()}
     before_findings: dict[int, list[dict[str, Any]]] = {}
     kept: dict[int, list[dict[str, Any]]] = {}
     for row in rows:
-        by_key[row.server_id == server_id].setdefault(checks.name_key(row.name), []).append(row)
+        key = checks.name_key(row.name)
+        by_key[row.server_id == server_id].setdefault(key, []).append(row)
+        near[row.server_id == server_id].add(key)
         before_findings[row.id] = row.findings if isinstance(row.findings, list) else []
         # The findings between this server and its siblings go; those with the old siblings come back below.
         gone = member_names if row.server_id == server_id else {me.name}
@@ -367,7 +433,8 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
         # Each side's tools against the other side's: this server's against its siblings', and back.
         server = servers[row.server_id]
         side = by_key[row.server_id != server_id]
-        wanted = _wanted(row.name, row.title, row.description)
+        wanted = _wanted(row.name, row.title, row.description).union(
+            near[row.server_id != server_id].near(checks.name_key(row.name)))
         candidates = [c for key in sorted(wanted) for c in [
             c for c in side.get(key, ()) if server.software is None or servers[c.server_id].software != server.software
         ][:PER_NAME]]
