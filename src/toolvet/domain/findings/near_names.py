@@ -43,10 +43,11 @@ def _osa() -> Any:
     return OSA
 
 
-def _ends(key: str, length: int) -> tuple[str, str]:
-    """The two places a key of ``length`` is filed under, for ``key`` (of that length or one more or less)."""
+def _ends(key: str, length: int) -> tuple[tuple[int, str], tuple[int, str]]:
+    """The two places a key of ``length`` is filed under (its length with its first h characters, minus
+    its length with its last h), for ``key`` of that length or one more or less."""
     h = (length - 1) // 2
-    return f"{length}<{key[:h]}", f"{length}>{key[len(key) - h:]}"
+    return (length, key[:h]), (-length, key[len(key) - h:])
 
 
 class NearNames:
@@ -57,8 +58,8 @@ class NearNames:
 
     def __init__(self) -> None:
         self._keys: set[str] = set()
-        # A key's length and first (``<``) or last (``>``) h characters -> the keys filed there.
-        self._filed: dict[str, list[str]] = {}
+        # A key's length and first h characters, or minus its length and last h -> the keys filed there.
+        self._filed: dict[tuple[int, str], list[str]] = {}
         #: How many keys were added: an answer of :meth:`near` holds while it does not move.
         self.version = 0
 
@@ -83,12 +84,16 @@ class NearNames:
         if len(key) < MIN_LENGTH:
             return []
         distance = _osa().distance
+        filed = self._filed
         found: set[str] = set()
         for length in (len(key) - 1, len(key), len(key) + 1):
             if length < MIN_LENGTH:
                 continue
             for place in _ends(key, length):
-                for other in self._filed.get(place, ())[:PER_LIST]:
+                held = filed.get(place)
+                if held is None:
+                    continue
+                for other in held[:PER_LIST]:
                     if other != key and other not in found and distance(key, other, score_cutoff=1) <= 1:
                         found.add(other)
         return sorted(found)[:MAX_NEAR]
