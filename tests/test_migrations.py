@@ -475,3 +475,34 @@ def test_0017_keys_every_existing_tool_name_and_finds_candidates_by_the_key(data
         assert "name_key" in _tool_columns(engine)
     finally:
         engine.dispose()
+
+
+def test_0018_stores_the_names_each_existing_tool_speaks_of(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0017")
+        tools_0017 = sa.table("tools", *(sa.column(c) for c in (*_CLAIM, "name_key", "title", "description", *_TIMES)),
+                              *(sa.column(c, sa.JSON) for c in _JSON))
+        spoken = {1: ("helper", "When calling send_email or Git.Push, add a note."), 2: ("plain", "Adds numbers.")}
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
+            conn.execute(sa.insert(tools_0017), [
+                {**{k: v for k, v in _old_tool(i, name, True, True, False).items() if k in (*_CLAIM, *_JSON, *_TIMES)},
+                 "name_key": name, "title": None, "description": text} for i, (name, text) in spoken.items()])
+
+        upgrade(engine, "0018")
+
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT tool_id, name_key FROM tool_mentions ORDER BY name_key")).all()
+        assert [tuple(r) for r in rows] == [(1, "gitpush"), (1, "sendemail")]
+        with engine.begin() as conn:  # a tool's mentions go with it
+            conn.execute(sa.text("DELETE FROM tools WHERE id = 1"))
+            assert conn.execute(sa.text("SELECT count(*) FROM tool_mentions")).scalar_one() == 0
+
+        _downgrade(engine, "0017")
+
+        assert "tool_mentions" not in sa.inspect(engine).get_table_names()
+        upgrade(engine)
+        assert "tool_mentions" in sa.inspect(engine).get_table_names()
+    finally:
+        engine.dispose()

@@ -115,6 +115,18 @@ class Tool(Base):
     review: Mapped[ToolReview | None] = relationship(lazy="joined", viewonly=True)
 
 
+class ToolMention(Base):
+    """A name-like word (``send_email``) a tool's title or description mentions, by its key
+    (``domain.findings.name_key``): so a pass that brings a tool of that name finds the other servers'
+    tools that already speak of it. Discovery's own record, derived from the claim and written with it."""
+
+    __tablename__ = "tool_mentions"
+    __table_args__ = (Index("ix_tool_mentions_name_key", "name_key"),)
+
+    tool_id: Mapped[int] = mapped_column(ForeignKey("tools.id", ondelete="CASCADE"), primary_key=True)
+    name_key: Mapped[str] = mapped_column(Text, primary_key=True)
+
+
 class ToolSettings(Base):
     """An operator's settings of one tool, 1:1 with its claim. Made with the claim, with its first
     values (``enabled`` = the server's ``new_tools_enabled``, ``writable`` true); after that only an

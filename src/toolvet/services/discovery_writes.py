@@ -30,7 +30,7 @@ from toolvet.services import leases
 from toolvet.services.context import Context
 from toolvet.services.discovery_settings import settle_settings
 from toolvet.services.entry_writes import write_entries
-from toolvet.services.shadowing import CrossServer
+from toolvet.services.shadowing import CrossServer, write_mentions
 
 # ------------------------------------------------------------------ the pass's statements, built once
 #
@@ -192,8 +192,10 @@ class ServerFlags(Protocol):
     def remove_stale(self) -> bool: ...
 
 
-def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now: datetime) -> None:
-    """Apply a change set; the caller's transaction makes it all or nothing."""
+def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now: datetime) -> int:
+    """Apply a change set; the caller's transaction makes it all or nothing. Returns how many names the
+    written claims' texts mention (``tool_mentions`` rows)."""
+    mentions = 0
     history: list[dict[str, Any]] = []
     new_ids: list[int] = []
     retired_ids: list[int] = []
@@ -213,6 +215,8 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         # The history row stores the definition's text already made for the tool row.
         history += [{"tool_id": r.id, "digest": by_name[r.name].digest, "fingerprint": by_name[r.name].fingerprint,
                      "definition": values[r.name]["definition"]} for r in ids]
+        mentions += write_mentions(conn, [(r.id, by_name[r.name].title, by_name[r.name].description) for r in ids],
+                                   [])
     if changes.changed:
         changed_ids = [u.tool_id for u in changes.changed]
         known = {(r.tool_id, r.digest) for r in conn.execute(_SELECT_KNOWN_DIGESTS, {"p_ids": changed_ids})}
@@ -220,6 +224,8 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         by_id = {cast(int, u.tool_id): _json_values(u.claim) for u in changes.changed}  # changed: ids are set
         conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now, by_id[cast(int, u.tool_id)]), "p_id": u.tool_id}
                                      for u in changes.changed])
+        mentions += write_mentions(conn, [(cast(int, u.tool_id), u.claim.title, u.claim.description)
+                                          for u in changes.changed], [cast(int, u.tool_id) for u in changes.changed])
         for u in changes.changed:
             if (u.tool_id, u.claim.digest) not in known:
                 history.append({"tool_id": u.tool_id, "digest": u.claim.digest, "fingerprint": u.claim.fingerprint,
@@ -238,6 +244,7 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
     if new_ids or retired_ids:
         # New tools get their first settings here, once; a retired one has enabled cleared.
         settle_settings(conn, new_ids, server.new_tools_enabled, retired_ids)
+    return mentions
 
 
 _SELECT_LAST_DISCOVERY = select(Server.id, Server.last_discovery_at).where(Server.id.in_(_ids()))
@@ -376,12 +383,15 @@ def _apply_on(
             changes = reconcile(stored, listing.tools, complete=True,
                                 max_definition_bytes=ctx.settings.max_definition_bytes,
                                 load_input_schemas=partial(_input_schemas, conn))
-            cross.add_findings(server.id, server.name, changes, server.software)
+            kept = set(changes.unchanged_ids)
+            siblings = {u.claim.name for u in (*changes.added, *changes.changed)} | {
+                t.name for t in stored if t.id in kept}
+            cross.add_findings(server.id, server.name, changes, server.software, siblings)
             if changes.retire_ids:
                 retiring = set(changes.retire_ids)
                 cross.retired(server.id, server.name, [t.name for t in stored if t.id in retiring], server.software)
-            write_changes(conn, server, changes, now)
-            cross.written(changes, removed=server.remove_stale)
+            mentions = write_changes(conn, server, changes, now)
+            cross.written(changes, removed=server.remove_stale, mentions=mentions)
             counts = changes.counts()
             _record_listing(conn, server, key, changes)
     rejections = [r.as_dict() for r in changes.rejected]

@@ -7,7 +7,12 @@ title or description mentions (``send_email``): for each such key, the PER_NAME 
 index on ``tools (name_key, id)`` finds them without reading the others). So a copy named ``Create-Issue``
 or ``createIssue`` meets the ``create_issue`` it copies. A name changed by a letter (``create_isue``) has
 another key: a tool's own key also brings the keys within one edit of it (``domain.findings.NearNames``,
-over every key stored, kept per database by each process that writes passes: :func:`stored_keys`). A new copy
+over every key stored, kept per database by each process that writes passes: :func:`stored_keys`).
+
+A tool that speaks of another by name (``when calling send_email, always ...``) is read against the
+tools of that name when its own pass runs, and again when a later pass of another server brings a tool
+of that name: each tool's mentioned names are stored by key (``tool_mentions``, :func:`write_mentions`),
+and :meth:`CrossServer.add_findings` reads the tools that mention the names a pass adds. A new copy
 of a tool adds a ``tool-duplicate`` finding to the copy and to the tool it copies (whose own pass may be
 long over); a tool mentioned by a new one is not re-read (its findings are about its own text).
 
@@ -24,16 +29,16 @@ findings between it and the servers running its old and new software anew, in th
 
 from __future__ import annotations
 
-import re
 import time
 import weakref
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from sqlalchemy import Connection, String, Text, bindparam, cast, column, select, update, values
+from sqlalchemy import Connection, String, Text, bindparam, cast, column, delete, insert, select, update, values
 from sqlalchemy.engine import Dialect, Engine
 
-from toolvet.db.models import Server, Tool
+from toolvet.db.models import Server, Tool, ToolMention
 from toolvet.domain import findings as checks
 from toolvet.domain.findings.near_names import NearNames
 from toolvet.jsontext import loads
@@ -47,9 +52,6 @@ PER_NAME: Final = 2
 MAX_CROSS_FINDINGS: Final = 5
 MAX_NAMES: Final = 2000
 _CROSS_CODES: Final = frozenset({"tool-duplicate", "tool-shadowing"})
-_NAME_LIKE: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+\b")
-#: What every name-like word holds: a text without it (most prose) needs no search for names.
-_JOINED: Final = re.compile(r"[_.-][A-Za-z0-9]")
 
 # The checks are reached as ``checks.NAME``, so ``domain.findings`` loads their rules on first use, and the
 # change set's types are for the type checker alone: a process that only reads servers (``toolvet server
@@ -135,6 +137,45 @@ def stored_keys(conn: Connection) -> NearNames:
     return stored.names
 
 
+# ------------------------------------------------------------------ names a tool's text speaks of
+
+_SIBLING = Tool.__table__.alias("sibling")
+_ANY_MENTION = select(ToolMention.tool_id).limit(1)
+_DELETE_MENTIONS = delete(ToolMention).where(ToolMention.tool_id.in_(bindparam("p_ids", expanding=True)))
+_INSERT_MENTIONS = insert(ToolMention)
+_SELECT_SPEAKERS = (
+    select(Tool.id, Tool.server_id, Tool.name, Tool.title, Tool.description, Tool.annotations, Tool.findings,
+           Server.name.label("server"), Server.software, ToolMention.name_key)
+    .select_from(ToolMention).join(Tool, Tool.id == ToolMention.tool_id).join(Server, Server.id == Tool.server_id)
+    .where(ToolMention.name_key.in_(bindparam("p_keys", expanding=True)), Tool.retired_at.is_(None),
+           Tool.server_id != bindparam("p_server_id"),
+           # A name its own server also bears speaks of that sibling.
+           ~select(_SIBLING.c.id).where(_SIBLING.c.server_id == Tool.server_id,
+                                        _SIBLING.c.name_key == ToolMention.name_key,
+                                        _SIBLING.c.retired_at.is_(None)).exists())
+    .order_by(Tool.id)
+)
+
+
+def write_mentions(conn: Connection, claims: list[tuple[int, str | None, str | None]], replaced: list[int]) -> int:
+    """Store the keys of the names each tool's title and description mention (``claims``: its id, title and
+    description), after removing those stored for the tools ``replaced`` (their claims changed); returns
+    how many it stored. Most prose names no tool, and writes nothing."""
+    if replaced:
+        conn.execute(_DELETE_MENTIONS, {"p_ids": replaced})
+    rows = [{"tool_id": tool_id, "name_key": key} for tool_id, title, description in claims
+            for key in sorted({checks.name_key(n) for n in checks.mentioned_names(title, description)})]
+    if rows:
+        conn.execute(_INSERT_MENTIONS, rows)
+    return len(rows)
+
+
+def _with(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``old`` with ``new`` in place of any finding of the same code about the same other tool."""
+    about = {(f["code"], f.get("other_server"), f.get("other_tool")) for f in new}
+    return [f for f in old if (f.get("code"), f.get("other_server"), f.get("other_tool")) not in about] + new
+
+
 _UPDATE_FINDINGS = update(Tool).where(Tool.id == bindparam("p_id")).values(findings=bindparam("p_findings"))
 
 
@@ -173,11 +214,6 @@ class _Candidate:
         return server in self._copied_by
 
 
-def _mentioned(title: str | None, description: str | None) -> set[str]:
-    """The name-like words (``send_email``) a tool's title and description mention."""
-    return {n for text in (title, description) if text and _JOINED.search(text) for n in _NAME_LIKE.findall(text)}
-
-
 def _keys(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:
     return sorted(set().union(*(keys for _, keys in upserts)))[:MAX_NAMES]
 
@@ -185,7 +221,7 @@ def _keys(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:
 def _wanted(name: str, title: str | None, description: str | None) -> set[str]:
     """The keys whose tools a tool of ``name`` is compared with: its own name's and those of the name-like
     words its title and description mention."""
-    return {checks.name_key(n) for n in (name, *_mentioned(title, description))}
+    return {checks.name_key(n) for n in (name, *checks.mentioned_names(title, description))}
 
 
 def _merged(old: list[dict[str, Any]], server_name: str, new: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -207,6 +243,7 @@ class CrossServer:
         self._by_id: dict[int, _Candidate] = {}
         self._pending: dict[int, _Candidate] = {}  # findings changed here, written by flush
         self._near: NearNames | None = None  # every key stored, read on the first pass that needs it
+        self._mentions: bool | None = None  # whether any tool mentions a name (read once, then kept in step)
         self._close: dict[str, tuple[int, list[str]]] = {}  # near keys, at the index's version
 
     def _near_keys(self, key: str) -> list[str]:
@@ -253,12 +290,17 @@ class CrossServer:
         for candidate in self._by_key.pop(key, ()):
             self._by_id.pop(candidate.id, None)
 
-    def add_findings(self, server_id: int, server_name: str, changes: ChangeSet, software: str | None = None) -> None:
+    def add_findings(self, server_id: int, server_name: str, changes: ChangeSet, software: str | None = None,
+                     siblings: Collection[str] = ()) -> None:
         """Add to the pass's upserts (before they are written) the findings they earn against other servers'
-        tools (those of servers running the same ``software`` left out), and change the matching
-        ``tool-duplicate`` findings of the tools they copy (see :meth:`flush`)."""
+        tools (those of servers running the same ``software`` left out; a mention of one of ``siblings``, the
+        names of the server's own tools, is no mention of another server's), and change the matching
+        ``tool-duplicate`` and ``tool-shadowing`` findings of the tools they copy or that speak of them (see
+        :meth:`flush`)."""
         if not changes.added and not changes.changed:
             return
+        if changes.added:
+            self._spoken_of(server_id, server_name, changes.added, software)
         upserts = []
         for u in (*changes.added, *changes.changed):
             own = checks.name_key(u.claim.name)
@@ -279,7 +321,7 @@ class CrossServer:
             if not candidates:
                 continue
             found = checks.cross_server_findings(server_name, upsert.claim.definition,
-                                                 [c.other for c in candidates], software)
+                                                 [c.other for c in candidates], software, siblings)
             upsert.findings.extend(found)
             copies: set[int] = set()
             for f in found:
@@ -301,6 +343,35 @@ class CrossServer:
             if updated != candidate.findings:
                 candidate.findings = updated
                 self._pending[tool_id] = candidate
+
+    def _spoken_of(self, server_id: int, server_name: str, added: list[Upsert], software: str | None) -> None:
+        """Other servers' live tools whose text mentions a name this pass adds: read again against the new
+        tools of that name, they earn the ``tool-shadowing`` findings their own pass could not give (the
+        tool they steer about was not there yet)."""
+        if self._mentions is None:
+            self._mentions = self._conn.execute(_ANY_MENTION).first() is not None
+        if not self._mentions:
+            return  # no tool speaks of any name (a registry of plain prose reads nothing more)
+        by_key: dict[str, list[OtherTool]] = {}
+        for u in added:
+            by_key.setdefault(checks.name_key(u.claim.name), []).append(
+                checks.OtherTool(server_name, u.claim.name, u.claim.description, u.claim.title, software))
+        rows = self._conn.execute(_SELECT_SPEAKERS, {"p_keys": sorted(by_key), "p_server_id": server_id}).all()
+        for row in rows:
+            definition = {"name": row.name, "title": row.title, "description": row.description,
+                          "annotations": row.annotations}
+            found = [f for f in checks.cross_server_findings(row.server, definition, by_key[row.name_key], row.software)
+                     if f["code"] == "tool-shadowing"]
+            if not found:
+                continue
+            candidate = self._pending.get(row.id) or self._by_id.get(row.id)
+            if candidate is None:
+                candidate = _Candidate(row.id, row.server_id, checks.OtherTool(row.server, row.name, row.description,
+                                                                              row.title, row.software), row.findings)
+            updated = _with(candidate.findings, found)
+            if updated != candidate.findings:
+                candidate.findings = updated
+                self._pending[row.id] = candidate
 
     def _drop_copy(self, original: _Candidate, server_name: str, name: str) -> None:
         """Remove from ``original`` the ``tool-duplicate`` finding naming tool ``name`` of ``server_name``."""
@@ -325,9 +396,12 @@ class CrossServer:
             for original in (c for key in near for c in self._others(key, server_id, software)):
                 self._drop_copy(original, server_name, name)
 
-    def written(self, changes: ChangeSet, removed: bool) -> None:
+    def written(self, changes: ChangeSet, removed: bool, mentions: int = 0) -> None:
         """Keep the candidates in step with a pass's writes (``removed``: its stale tools were deleted, not
-        retired): what a query in the same transaction would now return."""
+        retired; ``mentions``: how many names its claims' texts mention): what a query in the same
+        transaction would now return."""
+        if mentions:
+            self._mentions = True
         for upsert in changes.changed:
             tool_id = upsert.tool_id
             if tool_id is None:
@@ -427,6 +501,10 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
         gone = member_names if row.server_id == server_id else {me.name}
         kept[row.id] = [f for f in before_findings[row.id]
                         if f.get("code") not in _CROSS_CODES or f.get("other_server") not in gone]
+    # Each server's names as read here: all of its live tools for this server and its old siblings.
+    siblings: dict[int, set[str]] = {}
+    for row in rows:
+        siblings.setdefault(row.server_id, set()).add(row.name)
     earned: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
     copied: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
     for row in rows:
@@ -444,7 +522,8 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
         definition = {"name": row.name, "title": row.title, "description": row.description,
                       "annotations": row.annotations}
         found = checks.cross_server_findings(server.name, definition,
-                                             [_other(servers[c.server_id], c) for c in candidates], server.software)
+                                             [_other(servers[c.server_id], c) for c in candidates], server.software,
+                                             siblings[row.server_id])
         earned[row.id] += found
         for f in found:
             if f["code"] == "tool-duplicate":

@@ -35,6 +35,7 @@ from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.servers import invalid_from
 from toolvet.services.servers import load as load_server
+from toolvet.services.shadowing import write_mentions
 
 
 def split_address(address: str) -> tuple[str, str]:
@@ -221,6 +222,7 @@ def update_tool(
             values = _claim_values(claim) | {"findings": findings.static_findings(claim.definition)}
             remember_definition(session, tool.id, claim)
             session.execute(update(Tool).where(Tool.id == tool.id).values(**values))
+            write_mentions(session.connection(), [(tool.id, values.get("title"), values.get("description"))], [tool.id])
             session.refresh(tool)
         after = to_out(tool, server)
         audit.record(session, principal, "tool.update", "tool", f"tool:{server_name}/{name}", before, after)
@@ -256,6 +258,7 @@ def register_tool(
         session.flush()
         session.refresh(tool)
         remember_definition(session, tool.id, claim)
+        write_mentions(session.connection(), [(tool.id, tool.title, tool.description)], [])
         out = to_out(tool, server)
         audit.record(session, principal, "tool.register", "tool", f"tool:{server_name}/{data.name}", None, out)
     return out

@@ -18,13 +18,20 @@ from toolvet.domain.findings.changes import change_findings
 from toolvet.domain.findings.finding import SEVERITIES, Severity, finding, highest_severity, is_flagged, severity_rank
 
 if TYPE_CHECKING:
-    from toolvet.domain.findings.shadowing import OtherTool, copied_findings, cross_server_findings, name_key
+    from toolvet.domain.findings.shadowing import (
+        OtherTool,
+        copied_findings,
+        cross_server_findings,
+        mentioned_names,
+        name_key,
+    )
     from toolvet.domain.findings.static import static_findings
 
 #: The checks whose rules compile their patterns and tables at import, imported on first use: a
 #: process that only reads stored findings (``toolvet tool list``) never needs them.
 _ON_FIRST_USE = {"static_findings": "static", "cross_server_findings": "shadowing", "copied_findings": "shadowing",
-                 "OtherTool": "shadowing", "name_key": "shadowing"}
+                 "OtherTool": "shadowing", "name_key": "shadowing",
+                 "mentioned_names": "shadowing"}
 
 
 def __getattr__(name: str) -> Any:
@@ -37,5 +44,5 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "SEVERITIES", "OtherTool", "Severity", "change_findings", "copied_findings", "cross_server_findings", "finding",
-    "highest_severity", "is_flagged", "name_key", "severity_rank", "static_findings",
+    "highest_severity", "is_flagged", "mentioned_names", "name_key", "severity_rank", "static_findings",
 ]

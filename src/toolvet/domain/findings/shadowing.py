@@ -15,7 +15,7 @@ their tools are meant to be the same, as a server's own tools may name each othe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -60,6 +60,17 @@ def _fuzz() -> Any:
 @lru_cache(maxsize=16384)
 def _skeleton(name: str) -> str:
     return folded(name, key=True).replace(" ", "_")
+
+
+_NAME_WORD: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+\b")
+#: What every name-like word holds: a text without it (most prose) needs no search for names.
+_JOINED: Final = re.compile(r"[_.-][A-Za-z0-9]")
+
+
+def mentioned_names(title: str | None, description: str | None) -> set[str]:
+    """The name-like words (``send_email``, ``git.push``) a tool's title and description mention: the names
+    of other tools it may speak of."""
+    return {n for text in (title, description) if text and _JOINED.search(text) for n in _NAME_WORD.findall(text)}
 
 
 @lru_cache(maxsize=16384)
@@ -122,11 +133,14 @@ def _duplicate(name: str, other: OtherTool) -> dict[str, Any]:
 
 
 def cross_server_findings(server: str, definition: dict[str, Any], others: Iterable[OtherTool],
-                          software: str | None = None) -> list[dict[str, Any]]:
+                          software: str | None = None, siblings: Collection[str] = ()) -> list[dict[str, Any]]:
     """Findings ``definition`` (a tool of ``server``) earns against other servers' tools: ``tool-shadowing``
     when its text steers the model about one of them by name, ``tool-duplicate`` when it nearly copies one's
     name and description. Tools of the same server are skipped (a tool may refer to its siblings), and so
-    are those of servers that run the same ``software`` (deployments of one product are meant to be alike)."""
+    are those of servers that run the same ``software`` (deployments of one product are meant to be alike).
+    A mention of one of its server's other tools (``siblings``: names of the server's tools, its own may be
+    among them) speaks of that tool, not of another server's tool that bears the name; a mention of its
+    own name is read as ever ("use this instead of send_email", said by a ``send_email``)."""
     found: list[dict[str, Any]] = []
     name = definition.get("name")
     # Read once, and only when another server's tool is there to compare with (most of a pass's tools
@@ -142,7 +156,7 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
             strings = _prose(definition)
             prose = "\n".join(value for _, value in strings)
         # A name found only across two joined strings is in neither, and ``_mention`` reads them one by one.
-        if other.name in prose:
+        if other.name in prose and (other.name == name or other.name not in siblings):
             hit = _mention(strings, other)
             if hit is not None:
                 found.append(hit)
