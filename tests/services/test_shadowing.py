@@ -238,6 +238,22 @@ async def test_a_tool_that_steers_about_a_name_is_flagged_when_a_later_server_br
     assert cross(ctx, admin, "calc", "triage") == []
 
 
+
+async def test_a_second_copy_of_one_tool_on_one_server_keeps_the_first_copys_finding(ctx, admin):
+    github = {None: {"tools": [tool("create_issue", ORIGINAL)]}}
+    copies = {None: {"tools": [tool("create_issue", COPY)]}}
+    with raw_listing_server(github) as one, raw_listing_server(copies) as two:
+        servers.create_server(ctx, admin, {"name": "github", "url": one.url})
+        servers.create_server(ctx, admin, {"name": "copycat", "url": two.url})
+        await discover(ctx, admin, "github", "copycat")
+        # A later pass brings a second copy; the first is unchanged (not in the pass's changes).
+        copies[None] = {"tools": [tool("create_issue", COPY), tool("Create-Issue", COPY)]}
+        await discover(ctx, admin, "copycat")
+    on_original = tools.get_tool(ctx, admin, "github", "create_issue").findings
+    assert sorted((f["other_server"], f["other_tool"]) for f in on_original) == [
+        ("copycat", "Create-Issue"), ("copycat", "create_issue")]
+
+
 def test_a_software_name_follows_the_server_name_rule(ctx, admin):
     with pytest.raises(Exception, match="software") as caught:
         servers.create_server(ctx, admin, {"name": "up", "url": "http://127.0.0.1:9/mcp", "software": "Not OK"})

@@ -224,13 +224,16 @@ def _wanted(name: str, title: str | None, description: str | None) -> set[str]:
     return {checks.name_key(n) for n in (name, *checks.mentioned_names(title, description))}
 
 
-def _merged(old: list[dict[str, Any]], server_name: str, new: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A copied tool's findings once ``server_name``'s pass found it copied (``new``): its own findings, the
-    cross-server ones from other servers, and this server's new ones while fewer than MAX_CROSS_FINDINGS
-    are held (the earliest copies are kept, so a tool copied by a whole fleet is not rewritten by every
-    pass; a server's earlier findings on it are replaced by its new ones)."""
+def _merged(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copied tool's findings once a pass found it copied (``new``, about the pass's copies): its own
+    findings, the cross-server ones about other tools (another server's, or another tool of the same
+    server that this pass did not bring again), and the new ones while fewer than MAX_CROSS_FINDINGS are
+    held (the earliest copies are kept, so a tool copied by a whole fleet is not rewritten by every pass;
+    the earlier findings about a copy the pass brings again are replaced by its new ones)."""
+    again = {(f.get("other_server"), f.get("other_tool")) for f in new}
     own = [f for f in old if f.get("code") not in _CROSS_CODES]
-    cross = [f for f in old if f.get("code") in _CROSS_CODES and f.get("other_server") != server_name]
+    cross = [f for f in old
+             if f.get("code") in _CROSS_CODES and (f.get("other_server"), f.get("other_tool")) not in again]
     return own + cross + new[:max(MAX_CROSS_FINDINGS - len(cross), 0)]
 
 
@@ -339,7 +342,7 @@ class CrossServer:
                     self._drop_copy(original, server_name, upsert.claim.name)
         for tool_id, new in copied.items():
             candidate = self._by_id[tool_id]
-            updated = _merged(candidate.findings, server_name, new)
+            updated = _merged(candidate.findings, new)
             if updated != candidate.findings:
                 candidate.findings = updated
                 self._pending[tool_id] = candidate
