@@ -176,3 +176,11 @@ async def test_servers_are_listed_by_the_software_they_run(
     assert await listed(software="erp") == ["hr"]
     assert await listed(software="none-such") == []
     assert await listed() == ["hr", "sales-eu", "sales-us", "wiki"]
+    # Free text: name, URL and software, case-insensitive; with software, both must hold.
+    assert await listed(q="SALES") == ["sales-eu", "sales-us"]
+    assert await listed(q="wiki.example") == ["wiki"]
+    assert await listed(q="erp") == ["hr"]
+    assert await listed(q="-us", software="crm") == ["sales-us"]
+    assert await listed(q="50%_") == []  # LIKE's wildcards are plain characters
+    too_long = await client.get("/api/v1/servers", params={"q": "x" * 201}, headers=as_reader)
+    assert too_long.status_code == 422 and "q" in too_long.text

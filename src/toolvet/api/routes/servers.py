@@ -18,12 +18,14 @@ router = APIRouter(tags=["servers"])
 def list_servers(
     ctx: ContextDep,
     principal: PrincipalDep,
+    q: Annotated[str, Query(description="Servers whose name, title, URL, command or software contains this "
+                                        "text (case-insensitive; at most 200 characters).")] = "",
     software: Annotated[str | None, Query(description="Only the servers that run this software (as named).")] = None,
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> Page[ServerOut]:
     """Servers by name. Header and env values are never shown, only their names."""
-    return servers.list_servers(ctx, principal, software=software, limit=limit, offset=offset)
+    return servers.list_servers(ctx, principal, q=q, software=software, limit=limit, offset=offset)
 
 
 @router.post("/servers", status_code=201)
