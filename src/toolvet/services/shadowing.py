@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
@@ -170,12 +170,6 @@ def write_mentions(conn: Connection, claims: list[tuple[int, str | None, str | N
     return len(rows)
 
 
-def _with(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``old`` with ``new`` in place of any finding of the same code about the same other tool."""
-    about = {(f["code"], f.get("other_server"), f.get("other_tool")) for f in new}
-    return [f for f in old if (f.get("code"), f.get("other_server"), f.get("other_tool")) not in about] + new
-
-
 _UPDATE_FINDINGS = update(Tool).where(Tool.id == bindparam("p_id")).values(findings=bindparam("p_findings"))
 
 
@@ -214,8 +208,8 @@ class _Candidate:
         return server in self._copied_by
 
 
-def _keys(upserts: list[tuple[Upsert, set[str]]]) -> list[str]:
-    return sorted(set().union(*(keys for _, keys in upserts)))[:MAX_NAMES]
+def _keys(wanted: Iterable[set[str]]) -> list[str]:
+    return sorted(set().union(*wanted))[:MAX_NAMES]
 
 
 def _wanted(name: str, title: str | None, description: str | None) -> set[str]:
@@ -225,11 +219,11 @@ def _wanted(name: str, title: str | None, description: str | None) -> set[str]:
 
 
 def _merged(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A copied tool's findings once a pass found it copied (``new``, about the pass's copies): its own
-    findings, the cross-server ones about other tools (another server's, or another tool of the same
-    server that this pass did not bring again), and the new ones while fewer than MAX_CROSS_FINDINGS are
-    held (the earliest copies are kept, so a tool copied by a whole fleet is not rewritten by every pass;
-    the earlier findings about a copy the pass brings again are replaced by its new ones)."""
+    """A tool's findings once a pass found it copied, or spoken of, by tools the pass brings (``new``, about
+    those tools): its own findings, the cross-server ones about other tools (another server's, or another
+    tool of the same server that this pass did not bring again), and the new ones while fewer than
+    MAX_CROSS_FINDINGS are held (the earliest are kept, so a tool copied by a whole fleet is not rewritten
+    by every pass; the earlier findings about a tool the pass brings again are replaced by its new ones)."""
     again = {(f.get("other_server"), f.get("other_tool")) for f in new}
     own = [f for f in old if f.get("code") not in _CROSS_CODES]
     cross = [f for f in old
@@ -309,7 +303,7 @@ class CrossServer:
             own = checks.name_key(u.claim.name)
             close = self._near_keys(own)
             upserts.append((u, own, close, _wanted(u.claim.name, u.claim.title, u.claim.description).union(close)))
-        keys = _keys([(u, wanted) for u, _, _, wanted in upserts])
+        keys = _keys(wanted for _, _, _, wanted in upserts)
         self._load(keys)
         by_key: dict[str, list[_Candidate]] = {}
         for key in keys:
@@ -341,11 +335,14 @@ class CrossServer:
                 if original.id not in copies:
                     self._drop_copy(original, server_name, upsert.claim.name)
         for tool_id, new in copied.items():
-            candidate = self._by_id[tool_id]
-            updated = _merged(candidate.findings, new)
-            if updated != candidate.findings:
-                candidate.findings = updated
-                self._pending[tool_id] = candidate
+            self._amend(self._by_id[tool_id], new)
+
+    def _amend(self, candidate: _Candidate, new: list[dict[str, Any]]) -> None:
+        """Merge ``new`` into ``candidate``'s findings (:func:`_merged`), to be written by :meth:`flush`."""
+        updated = _merged(candidate.findings, new)
+        if updated != candidate.findings:
+            candidate.findings = updated
+            self._pending[candidate.id] = candidate
 
     def _spoken_of(self, server_id: int, server_name: str, added: list[Upsert], software: str | None) -> None:
         """Other servers' live tools whose text mentions a name this pass adds: read again against the new
@@ -371,10 +368,7 @@ class CrossServer:
             if candidate is None:
                 candidate = _Candidate(row.id, row.server_id, checks.OtherTool(row.server, row.name, row.description,
                                                                               row.title, row.software), row.findings)
-            updated = _with(candidate.findings, found)
-            if updated != candidate.findings:
-                candidate.findings = updated
-                self._pending[row.id] = candidate
+            self._amend(candidate, found)
 
     def _drop_copy(self, original: _Candidate, server_name: str, name: str) -> None:
         """Remove from ``original`` the ``tool-duplicate`` finding naming tool ``name`` of ``server_name``."""
@@ -495,7 +489,10 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
     near = {True: NearNames(), False: NearNames()}
     before_findings: dict[int, list[dict[str, Any]]] = {}
     kept: dict[int, list[dict[str, Any]]] = {}
+    # Each server's names as read here: all of its live tools for this server and its old siblings.
+    siblings: dict[int, set[str]] = {}
     for row in rows:
+        siblings.setdefault(row.server_id, set()).add(row.name)
         key = checks.name_key(row.name)
         by_key[row.server_id == server_id].setdefault(key, []).append(row)
         near[row.server_id == server_id].add(key)
@@ -504,10 +501,6 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
         gone = member_names if row.server_id == server_id else {me.name}
         kept[row.id] = [f for f in before_findings[row.id]
                         if f.get("code") not in _CROSS_CODES or f.get("other_server") not in gone]
-    # Each server's names as read here: all of its live tools for this server and its old siblings.
-    siblings: dict[int, set[str]] = {}
-    for row in rows:
-        siblings.setdefault(row.server_id, set()).add(row.name)
     earned: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
     copied: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
     for row in rows:
