@@ -28,7 +28,7 @@ from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.oauth_settings import apply_settings, auth_mode, oauth_out
 from toolvet.services.search import matching, order_of
-from toolvet.services.shadowing import compare_again
+from toolvet.services.shadowing import compare_again, forget
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -244,6 +244,7 @@ def delete_server(ctx: Context, principal: Principal, name: str) -> None:
         server = load(session, name)
         _require_manage(principal, Transport(server.transport))
         before = to_out(server, _tool_count(session, server.id))
+        forget(session.connection(), server.id, server.name)
         session.delete(server)
         audit.record(session, principal, "server.delete", "server", f"server:{name}", before, None)
 

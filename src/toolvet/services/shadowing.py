@@ -14,7 +14,9 @@ tools of that name when its own pass runs, and again when a later pass of anothe
 of that name: each tool's mentioned names are stored by key (``tool_mentions``, :func:`write_mentions`),
 and :meth:`CrossServer.add_findings` reads the tools that mention the names a pass adds. A new copy
 of a tool adds a ``tool-duplicate`` finding to the copy and to the tool it copies (whose own pass may be
-long over); a tool mentioned by a new one is not re-read (its findings are about its own text).
+long over); a tool mentioned by a new one is not re-read (its findings are about its own text). A tool
+retired by a pass is named by no finding afterwards (:meth:`CrossServer.retired`), nor is one an operator
+removes (:func:`forget`).
 
 :class:`CrossServer` serves the passes of one transaction (``services.discovery_writes`` applies several
 passes' listings in one): each name's candidates are read once, with the tools' findings, and kept in
@@ -143,16 +145,21 @@ _SIBLING = Tool.__table__.alias("sibling")
 _ANY_MENTION = select(ToolMention.tool_id).limit(1)
 _DELETE_MENTIONS = delete(ToolMention).where(ToolMention.tool_id.in_(bindparam("p_ids", expanding=True)))
 _INSERT_MENTIONS = insert(ToolMention)
-_SELECT_SPEAKERS = (
+_MENTIONERS = (
     select(Tool.id, Tool.server_id, Tool.name, Tool.title, Tool.description, Tool.annotations, Tool.findings,
            Server.name.label("server"), Server.software, ToolMention.name_key)
     .select_from(ToolMention).join(Tool, Tool.id == ToolMention.tool_id).join(Server, Server.id == Tool.server_id)
     .where(ToolMention.name_key.in_(bindparam("p_keys", expanding=True)), Tool.retired_at.is_(None),
-           Tool.server_id != bindparam("p_server_id"),
-           # A name its own server also bears speaks of that sibling.
-           ~select(_SIBLING.c.id).where(_SIBLING.c.server_id == Tool.server_id,
-                                        _SIBLING.c.name_key == ToolMention.name_key,
-                                        _SIBLING.c.retired_at.is_(None)).exists())
+           Tool.server_id != bindparam("p_server_id"))
+)
+#: Other servers' live tools whose text mentions one of ``p_keys`` (any of them may hold a steering finding
+#: about a tool of that key on server ``p_server_id``).
+_SELECT_MENTIONERS = _MENTIONERS.order_by(Tool.id)
+_SELECT_SPEAKERS = (
+    # A name its own server also bears speaks of that sibling.
+    _MENTIONERS.where(~select(_SIBLING.c.id).where(_SIBLING.c.server_id == Tool.server_id,
+                                                   _SIBLING.c.name_key == ToolMention.name_key,
+                                                   _SIBLING.c.retired_at.is_(None)).exists())
     .order_by(Tool.id)
 )
 
@@ -296,8 +303,9 @@ class CrossServer:
         :meth:`flush`)."""
         if not changes.added and not changes.changed:
             return
-        if changes.added:
-            self._spoken_of(server_id, server_name, changes.added, software)
+        # A revived tool is spoken of again as a new one is (its retirement took the steering findings off).
+        if arrived := [*changes.added, *(u for u in changes.changed if u.revived)]:
+            self._spoken_of(server_id, server_name, arrived, software)
         upserts = []
         for u in (*changes.added, *changes.changed):
             own = checks.name_key(u.claim.name)
@@ -344,13 +352,25 @@ class CrossServer:
             candidate.findings = updated
             self._pending[candidate.id] = candidate
 
-    def _spoken_of(self, server_id: int, server_name: str, added: list[Upsert], software: str | None) -> None:
-        """Other servers' live tools whose text mentions a name this pass adds: read again against the new
-        tools of that name, they earn the ``tool-shadowing`` findings their own pass could not give (the
-        tool they steer about was not there yet)."""
+    def _any_mention(self) -> bool:
+        """Whether any stored tool mentions a name (read once per transaction, then kept in step)."""
         if self._mentions is None:
             self._mentions = self._conn.execute(_ANY_MENTION).first() is not None
-        if not self._mentions:
+        return self._mentions
+
+    def _speaker(self, row: Any) -> _Candidate:
+        """The candidate of a tool read by a speakers' query (the one already held here, if any)."""
+        candidate = self._pending.get(row.id) or self._by_id.get(row.id)
+        if candidate is None:
+            candidate = _Candidate(row.id, row.server_id, checks.OtherTool(row.server, row.name, row.description,
+                                                                          row.title, row.software), row.findings)
+        return candidate
+
+    def _spoken_of(self, server_id: int, server_name: str, added: list[Upsert], software: str | None) -> None:
+        """Other servers' live tools whose text mentions a name this pass adds (or revives): read again
+        against the new tools of that name, they earn the ``tool-shadowing`` findings their own pass could
+        not give (the tool they steer about was not there yet)."""
+        if not self._any_mention():
             return  # no tool speaks of any name (a registry of plain prose reads nothing more)
         by_key: dict[str, list[OtherTool]] = {}
         for u in added:
@@ -362,13 +382,8 @@ class CrossServer:
                           "annotations": row.annotations}
             found = [f for f in checks.cross_server_findings(row.server, definition, by_key[row.name_key], row.software)
                      if f["code"] == "tool-shadowing"]
-            if not found:
-                continue
-            candidate = self._pending.get(row.id) or self._by_id.get(row.id)
-            if candidate is None:
-                candidate = _Candidate(row.id, row.server_id, checks.OtherTool(row.server, row.name, row.description,
-                                                                              row.title, row.software), row.findings)
-            self._amend(candidate, found)
+            if found:
+                self._amend(self._speaker(row), found)
 
     def _drop_copy(self, original: _Candidate, server_name: str, name: str) -> None:
         """Remove from ``original`` the ``tool-duplicate`` finding naming tool ``name`` of ``server_name``."""
@@ -392,6 +407,20 @@ class CrossServer:
         for name, near in keys.items():
             for original in (c for key in near for c in self._others(key, server_id, software)):
                 self._drop_copy(original, server_name, name)
+        if not self._any_mention():
+            return
+        # The tools that steered about them: those whose text mentions one of the names' keys.
+        gone = set(names)
+        for row in self._conn.execute(_SELECT_MENTIONERS, {"p_keys": sorted({near[0] for near in keys.values()}),
+                                                           "p_server_id": server_id}):
+            speaker = self._speaker(row)
+            if not speaker.may_name(server_name):
+                continue
+            kept = [f for f in speaker.findings if not (f.get("code") == "tool-shadowing" and f.get("other_server")
+                                                        == server_name and f.get("other_tool") in gone)]
+            if len(kept) != len(speaker.findings):
+                speaker.findings = kept
+                self._pending[speaker.id] = speaker
 
     def written(self, changes: ChangeSet, removed: bool, mentions: int = 0) -> None:
         """Keep the candidates in step with a pass's writes (``removed``: its stale tools were deleted, not
@@ -436,6 +465,36 @@ class CrossServer:
             self._conn.execute(_UPDATE_FINDINGS, [{"p_id": tool_id, "p_findings": c.findings}
                                                   for tool_id, c in self._pending.items()])
             self._pending.clear()
+
+
+# ------------------------------------------------------------------ a server or tool removed by hand
+
+# Other servers' tools whose findings' text holds ``p_name`` (a superset: each finding is checked again).
+_SELECT_NAMED_BY = (
+    select(Tool.id, Tool.findings)
+    .where(Tool.server_id != bindparam("p_server_id"),
+           # Server names hold no LIKE wildcard (lowercase letters, digits and "-").
+           cast(Tool.findings, Text).contains(bindparam("p_name", type_=Text)))
+)
+
+
+def forget(conn: Connection, server_id: int, server_name: str, names: Collection[str] | None = None) -> int:
+    """Take off other servers' tools the cross-server findings that name tools ``names`` of server
+    ``server_name`` (all of its tools when None), which an operator is removing: a copy's and a steering
+    finding about a tool that no longer exists would keep a tool flagged, and held, for nothing. Reads the
+    tools whose findings mention the server (a removal by hand is rare; a pass's retirements read only the
+    tools that could name them, :meth:`CrossServer.retired`). Written on ``conn``, in the caller's
+    transaction; returns how many tools' findings changed."""
+    updates = []
+    for row in conn.execute(_SELECT_NAMED_BY, {"p_server_id": server_id, "p_name": server_name}):
+        before = row.findings if isinstance(row.findings, list) else loads(row.findings or "[]")
+        kept = [f for f in before if not (f.get("code") in _CROSS_CODES and f.get("other_server") == server_name
+                                          and (names is None or f.get("other_tool") in names))]
+        if len(kept) != len(before):
+            updates.append({"p_id": row.id, "p_findings": kept})
+    if updates:
+        conn.execute(_UPDATE_FINDINGS, updates)
+    return len(updates)
 
 
 # ------------------------------------------------------------------ a server's software changed

@@ -35,7 +35,7 @@ from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.servers import invalid_from
 from toolvet.services.servers import load as load_server
-from toolvet.services.shadowing import write_mentions
+from toolvet.services.shadowing import forget, write_mentions
 
 
 def split_address(address: str) -> tuple[str, str]:
@@ -271,6 +271,7 @@ def delete_tool(ctx: Context, principal: Principal, server_name: str, name: str)
     with ctx.db.transaction() as session:
         tool, server = load(session, server_name, name)
         before = to_out(tool, server)
+        forget(session.connection(), server.id, server.name, [tool.name])
         session.delete(tool)
         audit.record(session, principal, "tool.delete", "tool", f"tool:{server_name}/{name}", before, None)
 
