@@ -29,6 +29,19 @@ def test_two_edits_away_or_another_word_is_not_near():
     assert near.near(name_key("crate_isue")) == []
 
 
+def test_an_answer_is_remembered_until_a_key_is_added():
+    near = index("create_issue", "list_issues")
+    key = name_key("create_isue")
+    assert near.near(key) == [name_key("create_issue")]
+    assert near.near(key) is near.near(key)  # the same list while no key comes
+    version = near.version
+    near.add(name_key("create_issue"))  # already filed: nothing changes
+    assert near.version == version and near.near(key) == [name_key("create_issue")]
+    near.add(name_key("creat_isue"))
+    assert near.version == version + 1
+    assert near.near(key) == sorted([name_key("create_issue"), name_key("creat_isue")])
+
+
 def test_a_key_is_not_near_itself_and_short_keys_have_no_neighbours():
     near = index("create_issue", "list", "lost", "get_x")
     assert near.near(name_key("create_issue")) == []

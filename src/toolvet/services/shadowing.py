@@ -37,7 +37,7 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from sqlalchemy import Connection, String, Text, bindparam, cast, column, delete, insert, select, update, values
+from sqlalchemy import Connection, String, Text, bindparam, cast, column, delete, func, insert, select, update, values
 from sqlalchemy.engine import Dialect, Engine
 
 from toolvet.db.models import Server, Tool, ToolMention
@@ -107,8 +107,11 @@ def _compile_candidates(dialect: Dialect, slots: int) -> _Compiled:
 #: key it missed (a tool PostgreSQL committed after one with a higher id, or ids that a rolled-back
 #: pass had used and a later one took again) is missed for at most this long.
 REBUILD_AFTER: Final = 600.0
-_SELECT_KEYS_AFTER = (select(Tool.id, Tool.name_key).where(Tool.id > bindparam("p_id"), Tool.name_key.is_not(None))
-                      .order_by(Tool.id))
+# Each key once (the database groups the rows: a fleet's passes bring the same names again and again), in
+# the order the keys first came, with the last id read.
+_SELECT_KEYS_AFTER = (select(Tool.name_key, func.max(Tool.id).label("last"))
+                      .where(Tool.id > bindparam("p_id"), Tool.name_key.is_not(None))
+                      .group_by(Tool.name_key).order_by(func.min(Tool.id)))
 
 
 class _StoredKeys:
@@ -132,10 +135,12 @@ def stored_keys(conn: Connection) -> NearNames:
     stored = _STORED.get(conn.engine)
     if stored is None or time.monotonic() - stored.built > REBUILD_AFTER:
         stored = _STORED[conn.engine] = _StoredKeys()
-    for tool_id, key in conn.execute(_SELECT_KEYS_AFTER, {"p_id": stored.last_id}):
+    last = stored.last_id
+    for key, tool_id in conn.execute(_SELECT_KEYS_AFTER, {"p_id": last}):
         if key:
             stored.names.add(key)
-        stored.last_id = tool_id
+        last = max(last, tool_id)
+    stored.last_id = last
     return stored.names
 
 
@@ -248,19 +253,12 @@ class CrossServer:
         self._pending: dict[int, _Candidate] = {}  # findings changed here, written by flush
         self._near: NearNames | None = None  # every key stored, read on the first pass that needs it
         self._mentions: bool | None = None  # whether any tool mentions a name (read once, then kept in step)
-        self._close: dict[str, tuple[int, list[str]]] = {}  # near keys, at the index's version
 
     def _near_keys(self, key: str) -> list[str]:
-        """The stored keys within one edit of ``key`` (remembered while no key is added: a fleet's passes
-        ask for the same keys)."""
+        """The stored keys within one edit of ``key``."""
         if self._near is None:
             self._near = stored_keys(self._conn)
-        remembered = self._close.get(key)
-        if remembered is not None and remembered[0] == self._near.version:
-            return remembered[1]
-        close = self._near.near(key)
-        self._close[key] = (self._near.version, close)
-        return close
+        return self._near.near(key)
 
     def _load(self, keys: list[str]) -> None:
         missing = [k for k in keys if k not in self._by_key]

@@ -54,12 +54,14 @@ class NearNames:
     """The keys seen so far, filed for :meth:`near`. Keys are only added: a key whose tools are all gone
     stays, and proposes candidates that the candidates' query then does not find."""
 
-    __slots__ = ("_filed", "_keys", "version")
+    __slots__ = ("_answers", "_filed", "_keys", "version")
 
     def __init__(self) -> None:
         self._keys: set[str] = set()
         # A key's length and first h characters, or minus its length and last h -> the keys filed there.
         self._filed: dict[tuple[int, str], list[str]] = {}
+        # The answers of :meth:`near` since a key was last added (a fleet's passes ask for the same keys).
+        self._answers: dict[str, list[str]] = {}
         #: How many keys were added: an answer of :meth:`near` holds while it does not move.
         self.version = 0
 
@@ -75,14 +77,19 @@ class NearNames:
             return
         self._keys.add(key)
         self.version += 1
+        self._answers.clear()
         if len(key) >= MIN_LENGTH:
             for place in _ends(key, len(key)):
                 self._filed.setdefault(place, []).append(key)
 
     def near(self, key: str) -> list[str]:
-        """The known keys other than ``key`` within one edit of it, sorted, at most MAX_NEAR."""
+        """The known keys other than ``key`` within one edit of it, sorted, at most MAX_NEAR (the list is
+        shared by later calls with ``key`` until a key is added: not to be changed)."""
         if len(key) < MIN_LENGTH:
             return []
+        answer = self._answers.get(key)
+        if answer is not None:
+            return answer
         distance = _osa().distance
         filed = self._filed
         found: set[str] = set()
@@ -96,4 +103,5 @@ class NearNames:
                 for other in held[:PER_LIST]:
                     if other != key and other not in found and distance(key, other, score_cutoff=1) <= 1:
                         found.add(other)
-        return sorted(found)[:MAX_NEAR]
+        answer = self._answers[key] = sorted(found)[:MAX_NEAR]
+        return answer
