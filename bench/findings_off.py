@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from toolvet.domain import reconcile
+from toolvet.domain import findings
 from toolvet.services import shadowing
 
 
@@ -26,16 +26,16 @@ def _no_cross_server_findings(self: Any, *args: Any) -> None:
 
 def switch_off() -> None:
     """Switch the findings off in this process for good (a writer process started for a baseline)."""
-    reconcile.static_findings = _no_static_findings  # type: ignore[assignment]
-    shadowing.CrossServer.add_findings = _no_cross_server_findings  # type: ignore[method-assign]
+    findings.static_findings = _no_static_findings
+    shadowing.CrossServer.add_findings = _no_cross_server_findings  # type: ignore[method-assign,assignment]
 
 
 @contextmanager
 def findings_off() -> Iterator[None]:
     """The findings off in this process while the block runs."""
-    saved = reconcile.static_findings, shadowing.CrossServer.add_findings
+    saved = findings.static_findings, shadowing.CrossServer.add_findings
     switch_off()
     try:
         yield
     finally:
-        reconcile.static_findings, shadowing.CrossServer.add_findings = saved  # type: ignore[method-assign]
+        findings.static_findings, shadowing.CrossServer.add_findings = saved  # type: ignore[method-assign]

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from toolvet.domain import findings as checks
 from toolvet.domain.definitions import DefinitionError, ToolClaim, read_claim
-from toolvet.domain.findings import change_findings, static_findings
 from toolvet.domain.fingerprint import definition_digest_and_size
 
 
@@ -143,7 +143,7 @@ def reconcile(
         seen.add(claim.name)
         known = by_name.get(claim.name)
         if known is None:
-            changes.added.append(Upsert(None, claim, static_findings(claim.definition, claim.text)))
+            changes.added.append(Upsert(None, claim, checks.static_findings(claim.definition, claim.text)))
         elif known.digest != claim.digest or known.retired:
             changed.append((known, claim))
         else:
@@ -151,7 +151,7 @@ def reconcile(
 
     before = _input_schemas([known for known, _ in changed], load_input_schemas)
     for known, claim in changed:
-        findings = static_findings(claim.definition, claim.text) + change_findings(
+        findings = checks.static_findings(claim.definition, claim.text) + checks.change_findings(
             before[known.id], known.advertised_read_only, claim.definition, claim.advertised_read_only
         )
         changes.changed.append(Upsert(known.id, claim, findings, revived=known.retired))

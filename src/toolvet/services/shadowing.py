@@ -43,6 +43,7 @@ from sqlalchemy.engine import Dialect, Engine
 from toolvet.db.models import Server, Tool, ToolMention
 from toolvet.domain import findings as checks
 from toolvet.domain.findings.near_names import NearNames
+from toolvet.domain.reconcile import ChangeSet, Upsert
 from toolvet.jsontext import loads
 
 #: A tool is compared with at most PER_NAME other servers' tools bearing one name: the earliest
@@ -55,12 +56,12 @@ MAX_CROSS_FINDINGS: Final = 5
 MAX_NAMES: Final = 2000
 _CROSS_CODES: Final = frozenset({"tool-duplicate", "tool-shadowing"})
 
-# The checks are reached as ``checks.NAME``, so ``domain.findings`` loads their rules on first use, and the
-# change set's types are for the type checker alone: a process that only reads servers (``toolvet server
-# list``) imports this module through ``services.servers`` and needs no rule.
+# The checks are reached as ``checks.NAME``, so ``domain.findings`` loads their rules on first use: a
+# process that only reads servers (``toolvet server list``) imports this module through
+# ``services.servers`` and needs no rule.
 if TYPE_CHECKING:
+    from toolvet.domain.definitions import ToolClaim
     from toolvet.domain.findings import OtherTool
-    from toolvet.domain.reconcile import ChangeSet, Upsert
 
 _OTHER = Tool.__table__.alias("other")
 
@@ -465,7 +466,26 @@ class CrossServer:
             self._pending.clear()
 
 
-# ------------------------------------------------------------------ a server or tool removed by hand
+# ------------------------------------------------------------------ a tool registered, edited or removed by hand
+
+_SELECT_SERVER_NAMES = select(Tool.name).where(Tool.server_id == bindparam("p_server_id"), Tool.retired_at.is_(None))
+
+
+def check_by_hand(conn: Connection, server_id: int, server_name: str, software: str | None, claim: ToolClaim,
+                  own: list[dict[str, Any]], tool_id: int | None) -> list[dict[str, Any]]:
+    """The findings of a tool registered (``tool_id`` None) or edited by hand on a manual server: ``own`` (its
+    definition's) and those it earns against other servers' tools, as a discovery pass that brought it
+    would give them; the tools it copies, and those that steer the model about it, get theirs (written
+    on ``conn``, in the caller's transaction)."""
+    upsert = Upsert(tool_id, claim, list(own))
+    changes = ChangeSet(added=[upsert]) if tool_id is None else ChangeSet(changed=[upsert])
+    siblings = {*conn.scalars(_SELECT_SERVER_NAMES, {"p_server_id": server_id}), claim.name}
+    cross = CrossServer(conn)
+    cross.add_findings(server_id, server_name, changes, software, siblings)
+    cross.flush()
+    return upsert.findings
+
+
 
 # Other servers' tools whose findings' text holds ``p_name`` (a superset: each finding is checked again).
 _SELECT_NAMED_BY = (

@@ -35,7 +35,7 @@ from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.servers import invalid_from
 from toolvet.services.servers import load as load_server
-from toolvet.services.shadowing import forget, write_mentions
+from toolvet.services.shadowing import check_by_hand, forget, write_mentions
 
 
 def split_address(address: str) -> tuple[str, str]:
@@ -219,7 +219,9 @@ def update_tool(
             current = {k: getattr(tool, k) for k in CLAIM_FIELDS}
             wire = claim_fields_to_wire(tool.name, {**current, **claim_changes})
             claim = _claim(wire, ctx.settings.max_definition_bytes)
-            values = _claim_values(claim) | {"findings": findings.static_findings(claim.definition)}
+            values = _claim_values(claim) | {"findings": check_by_hand(
+                session.connection(), server.id, server.name, server.software, claim,
+                findings.static_findings(claim.definition), tool.id)}
             remember_definition(session, tool.id, claim)
             session.execute(update(Tool).where(Tool.id == tool.id).values(**values))
             write_mentions(session.connection(), [(tool.id, values.get("title"), values.get("description"))], [tool.id])
@@ -250,7 +252,9 @@ def register_tool(
             raise Conflict(f"tool {server_name}/{data.name} already exists")
         tool = Tool(server_id=server.id, name=data.name, name_key=findings.name_key(data.name), first_seen_at=now,
                     last_seen_at=now,
-                    findings=findings.static_findings(claim.definition), **_claim_values(claim))
+                    findings=check_by_hand(session.connection(), server.id, server.name, server.software, claim,
+                                           findings.static_findings(claim.definition), None),
+                    **_claim_values(claim))
         session.add(tool)
         session.flush()
         session.add(ToolSettings(tool_id=tool.id, writable=data.writable, approval=data.approval.value,
