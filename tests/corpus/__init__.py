@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from toolvet.domain.findings import OtherTool, cross_server_findings, is_flagged, static_findings
+from toolvet.domain.findings import (
+    OtherTool,
+    cross_server_findings,
+    is_flagged,
+    mentioned_names,
+    name_key,
+    static_findings,
+)
+from toolvet.domain.findings.near_names import NearNames
 
 HERE: Final = Path(__file__).parent
 PARTS: Final = ("tuning", "heldout")
@@ -52,9 +60,25 @@ def load(part: str | None = None) -> list[Entry]:
     return out
 
 
+def compared(entry: Entry) -> list[OtherTool]:
+    """The other servers' tools a discovery pass would compare the entry's tool with, had it brought it:
+    those whose name has the key of the tool's own name, of a word its text mentions as a tool's name, or
+    of a key within one edit of its own (``services.shadowing`` chooses so; with a few tools per entry,
+    no cap on a key's tools applies)."""
+    name = entry.tool.get("name")
+    own = name_key(name) if isinstance(name, str) else ""
+    near = NearNames()
+    for other in entry.others:
+        near.add(name_key(other.name))
+    wanted = {own, *near.near(own),
+              *(name_key(n) for n in mentioned_names(entry.tool.get("title"), entry.tool.get("description")))}
+    return [other for other in entry.others if name_key(other.name) in wanted]
+
+
 def findings_of(entry: Entry) -> list[dict[str, Any]]:
-    """What the engine finds on an entry: its own findings and those against the other servers given."""
-    return static_findings(entry.tool) + cross_server_findings(entry.server, entry.tool, entry.others)
+    """What the engine finds on an entry: its own findings and those against the other servers a pass
+    would compare it with (:func:`compared`)."""
+    return static_findings(entry.tool) + cross_server_findings(entry.server, entry.tool, compared(entry))
 
 
 def flagged(entry: Entry) -> bool:

@@ -62,15 +62,37 @@ def _skeleton(name: str) -> str:
     return folded(name, key=True).replace(" ", "_")
 
 
-_NAME_WORD: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+\b")
-#: What every name-like word holds: a text without it (most prose) needs no search for names.
-_JOINED: Final = re.compile(r"[_.-][A-Za-z0-9]")
+#: A word that may be a tool's name, delimited as :func:`_mention` finds one (not inside a longer name;
+#: a sentence's full stop after it is no part of it).
+_WORD: Final = re.compile(r"(?<![\w.-])[A-Za-z](?:[\w.-]*\w)?(?![\w-])")
+_QUOTES: Final = "`'\""
 
 
-def mentioned_names(title: str | None, description: str | None) -> set[str]:
-    """The name-like words (``send_email``, ``git.push``) a tool's title and description mention: the names
-    of other tools it may speak of."""
-    return {n for text in (title, description) if text and _JOINED.search(text) for n in _NAME_WORD.findall(text)}
+@lru_cache(maxsize=4096)
+def mentioned_names(title: str | None, description: str | None) -> frozenset[str]:
+    """The words of a tool's title and description that :func:`_mention` would read as a tool's name when
+    another server's tool bears it: a name-like word (``send_email``, ``git.push``, ``sendEmail``, ``s3_put``),
+    a quoted word (```search```, ``"fetch"``) or one followed by "tool" ("the search tool"), in a sentence
+    that steers (its words: "when", "instead of", "never" ...). Those are the names of other tools it may
+    steer the model about: a pass compares it with the tools of those names, and a later tool of one of
+    them is compared with it (``tool_mentions``). Remembered for the latest texts: a pass asks for a new
+    tool's twice, once to choose whom to compare it with and once to store its mentions."""
+    found: set[str] = set()
+    for text in (title, description):
+        if not text:
+            continue
+        lowered = text.lower()
+        if _STEER.search(lowered) is None:
+            continue  # no sentence of it steers: no mention can count
+        for m in _WORD.finditer(text):
+            word, start, end = m.group(), m.start(), m.end()
+            if not (_NAME_LIKE.search(word)
+                    or (start > 0 and text[start - 1] in _QUOTES and text[end:end + 1] == text[start - 1])
+                    or lowered[end:end + 5] == " tool"):
+                continue
+            if _STEER.search(lowered, sentence_start(lowered, start), sentence_end(lowered, end)):
+                found.add(word)
+    return frozenset(found)
 
 
 @lru_cache(maxsize=16384)
@@ -116,6 +138,13 @@ def _mention(strings: list[tuple[str, str]], other: OtherTool) -> dict[str, Any]
     return None
 
 
+def _parameters(definition: dict[str, Any]) -> Collection[str]:
+    """The names of a definition's top-level input parameters."""
+    schema = definition.get("inputSchema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return properties.keys() if isinstance(properties, dict) else ()
+
+
 def _prose(definition: dict[str, Any]) -> list[tuple[str, str]]:
     # The prose a model reads first, as (path, text); schema strings are left to the static rules (walking
     # every schema per comparison would cost more than the comparisons).
@@ -139,7 +168,10 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     name and description. Tools of the same server are skipped (a tool may refer to its siblings), and so
     are those of servers that run the same ``software`` (deployments of one product are meant to be alike).
     A mention of one of its server's other tools (``siblings``: names of the server's tools, its own may be
-    among them) speaks of that tool, not of another server's tool that bears the name; a mention of its
+    among them) speaks of that tool, not of another server's tool that bears the name, and a plain word
+    that names one of its own input parameters ("always pass `query` in lowercase", beside another
+    server's ``query`` tool) speaks of the parameter; a name-like one (``send_email``) is read whatever
+    the schema holds, so a parameter named after a tool cannot hide steering about it. A mention of its
     own name is read as ever ("use this instead of send_email", said by a ``send_email``)."""
     found: list[dict[str, Any]] = []
     name = definition.get("name")
@@ -147,6 +179,7 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     # have none, or one or two of the same name).
     strings: list[tuple[str, str]] | None = None
     prose = ""
+    params: Collection[str] = ()
     mine: str | None = None
     unread = True
     for other in others:
@@ -155,8 +188,10 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
         if strings is None:
             strings = _prose(definition)
             prose = "\n".join(value for _, value in strings)
+            params = _parameters(definition)
         # A name found only across two joined strings is in neither, and ``_mention`` reads them one by one.
-        if other.name in prose and (other.name == name or other.name not in siblings):
+        if other.name in prose and (other.name == name or (other.name not in siblings and not (
+                other.name in params and _NAME_LIKE.search(other.name) is None))):
             hit = _mention(strings, other)
             if hit is not None:
                 found.append(hit)
