@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from toolvet.domain.findings import (
     OtherTool,
+    annotations_title,
     cross_server_findings,
     is_flagged,
     mentioned_names,
@@ -71,7 +72,8 @@ def compared(entry: Entry) -> list[OtherTool]:
     for other in entry.others:
         near.add(name_key(other.name))
     wanted = {own, *near.near(own),
-              *(name_key(n) for n in mentioned_names(entry.tool.get("title"), entry.tool.get("description")))}
+              *(name_key(n) for n in mentioned_names(entry.tool.get("title"), entry.tool.get("description"),
+                                                     annotations_title(entry.tool.get("annotations"))))}
     return [other for other in entry.others if name_key(other.name) in wanted]
 
 

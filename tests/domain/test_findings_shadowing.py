@@ -10,7 +10,13 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from tests.corpus import load
-from toolvet.domain.findings import OtherTool, copied_findings, cross_server_findings, mentioned_names
+from toolvet.domain.findings import (
+    OtherTool,
+    annotations_title,
+    copied_findings,
+    cross_server_findings,
+    mentioned_names,
+)
 from toolvet.domain.findings.shadowing import DESCRIPTION_SIMILARITY, _about
 from toolvet.domain.findings.text import folded
 
@@ -97,13 +103,17 @@ def test_every_name_the_check_reads_as_a_mention_is_among_the_mentioned_names() 
     """A pass compares a tool only with the tools its mentioned names bring (and a later tool is compared
     with those that mention it): so every mention :func:`cross_server_findings` would flag must be among
     them, or the finding is missed whichever server comes first."""
-    texts = [(e.tool.get("title"), e.tool.get("description")) for e in load()]
+    texts: list[tuple[str | None, ...]] = [(e.tool.get("title"), e.tool.get("description"),
+                                             annotations_title(e.tool.get("annotations"))) for e in load()]
     texts += [(None, frame.format(n=n)) for frame in _FRAMES for n in _NAMES]
     texts += [(frame.format(n=n), "Plain words.") for frame in _FRAMES[:4] for n in _NAMES]
+    texts += [(None, "Plain words.", frame.format(n=n)) for frame in _FRAMES[4:8] for n in _NAMES]
     flagged = 0
-    for title, description in texts:
-        definition = {"name": "helper", "title": title, "description": description}
-        named = mentioned_names(title, description)
+    for title, description, *more in texts:
+        annotated = more[0] if more else None
+        definition = {"name": "helper", "title": title, "description": description,
+                      "annotations": {"title": annotated} if annotated else None}
+        named = mentioned_names(title, description, annotated)
         for name in _NAMES + [n for e in load() for n in [o.name for o in e.others]]:
             found = cross_server_findings("mine", definition, [OtherTool("theirs", name)])
             if any(f["code"] == "tool-shadowing" for f in found):

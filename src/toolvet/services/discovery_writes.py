@@ -215,7 +215,8 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         # The history row stores the definition's text already made for the tool row.
         history += [{"tool_id": r.id, "digest": by_name[r.name].digest, "fingerprint": by_name[r.name].fingerprint,
                      "definition": values[r.name]["definition"]} for r in ids]
-        mentions += write_mentions(conn, [(r.id, by_name[r.name].title, by_name[r.name].description) for r in ids],
+        mentions += write_mentions(conn, [(r.id, by_name[r.name].title, by_name[r.name].description,
+                                           by_name[r.name].annotations) for r in ids],
                                    [])
     if changes.changed:
         changed_ids = [u.tool_id for u in changes.changed]
@@ -224,7 +225,8 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         by_id = {cast(int, u.tool_id): _json_values(u.claim) for u in changes.changed}  # changed: ids are set
         conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now, by_id[cast(int, u.tool_id)]), "p_id": u.tool_id}
                                      for u in changes.changed])
-        mentions += write_mentions(conn, [(cast(int, u.tool_id), u.claim.title, u.claim.description)
+        mentions += write_mentions(conn, [(cast(int, u.tool_id), u.claim.title, u.claim.description,
+                                           u.claim.annotations)
                                           for u in changes.changed], [cast(int, u.tool_id) for u in changes.changed])
         for u in changes.changed:
             if (u.tool_id, u.claim.digest) not in known:

@@ -170,14 +170,17 @@ _SELECT_SPEAKERS = (
 )
 
 
-def write_mentions(conn: Connection, claims: list[tuple[int, str | None, str | None]], replaced: list[int]) -> int:
-    """Store the keys of the names each tool's title and description mention (``claims``: its id, title and
-    description), after removing those stored for the tools ``replaced`` (their claims changed); returns
-    how many it stored. Most prose names no tool, and writes nothing."""
+def write_mentions(conn: Connection, claims: list[tuple[int, str | None, str | None, Any]], replaced: list[int],
+                   ) -> int:
+    """Store the keys of the names each tool's title, description and annotations' title mention
+    (``claims``: its id, title, description and annotations), after removing those stored for the tools
+    ``replaced`` (their claims changed); returns how many it stored. Most prose names no tool, and writes
+    nothing."""
     if replaced:
         conn.execute(_DELETE_MENTIONS, {"p_ids": replaced})
-    rows = [{"tool_id": tool_id, "name_key": key} for tool_id, title, description in claims
-            for key in sorted({checks.name_key(n) for n in checks.mentioned_names(title, description)})]
+    rows = [{"tool_id": tool_id, "name_key": key} for tool_id, title, description, annotations in claims
+            for key in sorted({checks.name_key(n) for n in checks.mentioned_names(
+                title, description, checks.annotations_title(annotations))})]
     if rows:
         conn.execute(_INSERT_MENTIONS, rows)
     return len(rows)
@@ -225,10 +228,11 @@ def _keys(wanted: Iterable[set[str]]) -> list[str]:
     return sorted(set().union(*wanted))[:MAX_NAMES]
 
 
-def _wanted(name: str, title: str | None, description: str | None) -> set[str]:
-    """The keys whose tools a tool of ``name`` is compared with: its own name's and those of the name-like
-    words its title and description mention."""
-    return {checks.name_key(n) for n in (name, *checks.mentioned_names(title, description))}
+def _wanted(name: str, title: str | None, description: str | None, annotations: Any) -> set[str]:
+    """The keys whose tools a tool of ``name`` is compared with: its own name's and those of the words its
+    title, description and annotations' title mention as a tool's name."""
+    return {checks.name_key(n) for n in (name, *checks.mentioned_names(title, description,
+                                                                      checks.annotations_title(annotations)))}
 
 
 def _merged(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -309,7 +313,8 @@ class CrossServer:
         for u in (*changes.added, *changes.changed):
             own = checks.name_key(u.claim.name)
             close = self._near_keys(own)
-            upserts.append((u, own, close, _wanted(u.claim.name, u.claim.title, u.claim.description).union(close)))
+            upserts.append((u, own, close, _wanted(u.claim.name, u.claim.title, u.claim.description,
+                                                                u.claim.annotations).union(close)))
         keys = _keys(wanted for _, _, _, wanted in upserts)
         self._load(keys)
         by_key: dict[str, list[_Candidate]] = {}
@@ -584,7 +589,7 @@ def compare_again(conn: Connection, server_id: int, before: str | None, after: s
         # Each side's tools against the other side's: this server's against its siblings', and back.
         server = servers[row.server_id]
         side = by_key[row.server_id != server_id]
-        wanted = _wanted(row.name, row.title, row.description).union(
+        wanted = _wanted(row.name, row.title, row.description, row.annotations).union(
             near[row.server_id != server_id].near(checks.name_key(row.name)))
         candidates = [c for key in sorted(wanted) for c in [
             c for c in side.get(key, ()) if server.software is None or servers[c.server_id].software != server.software

@@ -224,7 +224,8 @@ def update_tool(
                 findings.static_findings(claim.definition), tool.id)}
             remember_definition(session, tool.id, claim)
             session.execute(update(Tool).where(Tool.id == tool.id).values(**values))
-            write_mentions(session.connection(), [(tool.id, values.get("title"), values.get("description"))], [tool.id])
+            write_mentions(session.connection(), [(tool.id, values.get("title"), values.get("description"),
+                                                   values.get("annotations"))], [tool.id])
             session.refresh(tool)
         after = to_out(tool, server)
         audit.record(session, principal, "tool.update", "tool", f"tool:{server_name}/{name}", before, after)
@@ -262,7 +263,7 @@ def register_tool(
         session.flush()
         session.refresh(tool)
         remember_definition(session, tool.id, claim)
-        write_mentions(session.connection(), [(tool.id, tool.title, tool.description)], [])
+        write_mentions(session.connection(), [(tool.id, tool.title, tool.description, tool.annotations)], [])
         out = to_out(tool, server)
         audit.record(session, principal, "tool.register", "tool", f"tool:{server_name}/{data.name}", None, out)
     return out

@@ -20,6 +20,7 @@ from toolvet.domain.findings.finding import SEVERITIES, Severity, finding, highe
 if TYPE_CHECKING:
     from toolvet.domain.findings.shadowing import (
         OtherTool,
+        annotations_title,
         copied_findings,
         cross_server_findings,
         mentioned_names,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 #: process that only reads stored findings (``toolvet tool list``) never needs them.
 _ON_FIRST_USE = {"static_findings": "static", "cross_server_findings": "shadowing", "copied_findings": "shadowing",
                  "OtherTool": "shadowing", "name_key": "shadowing",
-                 "mentioned_names": "shadowing"}
+                 "mentioned_names": "shadowing", "annotations_title": "shadowing"}
 
 
 def __getattr__(name: str) -> Any:
@@ -43,6 +44,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "SEVERITIES", "OtherTool", "Severity", "change_findings", "copied_findings", "cross_server_findings", "finding",
-    "highest_severity", "is_flagged", "mentioned_names", "name_key", "severity_rank", "static_findings",
+    "SEVERITIES", "OtherTool", "Severity", "annotations_title", "change_findings", "copied_findings",
+    "cross_server_findings", "finding", "highest_severity", "is_flagged", "mentioned_names", "name_key",
+    "severity_rank", "static_findings",
 ]

@@ -68,17 +68,25 @@ _WORD: Final = re.compile(r"(?<![\w.-])[A-Za-z](?:[\w.-]*\w)?(?![\w-])")
 _QUOTES: Final = "`'\""
 
 
+def annotations_title(annotations: Any) -> str | None:
+    """The title a tool's annotations hold (the third text a model reads of it), or None."""
+    title = annotations.get("title") if isinstance(annotations, dict) else None
+    return title if isinstance(title, str) else None
+
+
 @lru_cache(maxsize=4096)
-def mentioned_names(title: str | None, description: str | None) -> frozenset[str]:
-    """The words of a tool's title and description that :func:`_mention` would read as a tool's name when
-    another server's tool bears it: a name-like word (``send_email``, ``git.push``, ``sendEmail``, ``s3_put``),
-    a quoted word (```search```, ``"fetch"``) or one followed by "tool" ("the search tool"), in a sentence
-    that steers (its words: "when", "instead of", "never" ...). Those are the names of other tools it may
-    steer the model about: a pass compares it with the tools of those names, and a later tool of one of
-    them is compared with it (``tool_mentions``). Remembered for the latest texts: a pass asks for a new
-    tool's twice, once to choose whom to compare it with and once to store its mentions."""
+def mentioned_names(title: str | None, description: str | None, annotations_title: str | None = None,
+                    ) -> frozenset[str]:
+    """The words of a tool's title, description and annotations' title that :func:`_mention` would read
+    as a tool's name when another server's tool bears it: a name-like word (``send_email``, ``git.push``,
+    ``sendEmail``, ``s3_put``), a quoted word (```search```, ``"fetch"``) or one followed by "tool" ("the
+    search tool"), in a sentence that steers (its words: "when", "instead of", "never" ...). Those are the
+    names of other tools it may steer the model about: a pass compares it with the tools of those names,
+    and a later tool of one of them is compared with it (``tool_mentions``). Remembered for the latest
+    texts: a pass asks for a new tool's twice, once to choose whom to compare it with and once to store
+    its mentions."""
     found: set[str] = set()
-    for text in (title, description):
+    for text in (title, description, annotations_title):
         if not text:
             continue
         lowered = text.lower()
@@ -149,8 +157,7 @@ def _prose(definition: dict[str, Any]) -> list[tuple[str, str]]:
     # The prose a model reads first, as (path, text); schema strings are left to the static rules (walking
     # every schema per comparison would cost more than the comparisons).
     strings = [(key, value) for key in ("title", "description") if isinstance(value := definition.get(key), str)]
-    annotations = definition.get("annotations")
-    if isinstance(annotations, dict) and isinstance(title := annotations.get("title"), str):
+    if (title := annotations_title(definition.get("annotations"))) is not None:
         strings.append(("annotations.title", title))
     return strings
 
