@@ -6,11 +6,14 @@ from typing import Any
 
 import anyio
 import pytest
+import sqlalchemy as sa
 
 from tests.services.test_discovery_service import tool
 from tests.upstreams import raw_listing_server
+from toolvet.db.models import Base
 from toolvet.services import discovery, servers, tools
 from toolvet.services.context import Context
+from toolvet.services.shadowing import _SELECT_KEYS_AFTER
 
 pytestmark = pytest.mark.anyio
 
@@ -384,3 +387,15 @@ async def test_steering_in_the_annotations_title_is_found_whichever_server_comes
         for server in (["steerer", "target"] if steerer_first else ["target", "steerer"]):
             await discover(ctx, admin, server)
     assert pairs(ctx, admin, "steerer", "helper") == [("tool-shadowing", "target", "web_search")]
+
+
+def test_the_near_name_index_reads_the_tools_added_since_by_the_primary_keys_range(tmp_path):
+    """Each transaction of a sweep reads the keys added since: by the id's range, not the whole
+    ``(name_key, id)`` index (a plan that grouped by key took that index and read every tool each time)."""
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'plan.db'}")
+    Base.metadata.create_all(engine)
+    with engine.connect() as conn:
+        sql = str(_SELECT_KEYS_AFTER.compile(engine))
+        plan = " ".join(str(row[-1]) for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", (0,)))
+    engine.dispose()
+    assert "INTEGER PRIMARY KEY (rowid>?)" in plan, plan
