@@ -488,7 +488,6 @@ def check_by_hand(conn: Connection, server_id: int, server_name: str, software: 
     return upsert.findings
 
 
-
 # Other servers' tools whose findings' text holds ``p_name`` (a superset: each finding is checked again).
 _SELECT_NAMED_BY = (
     select(Tool.id, Tool.findings)

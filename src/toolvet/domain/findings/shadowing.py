@@ -75,7 +75,7 @@ def annotations_title(annotations: Any) -> str | None:
 
 
 @lru_cache(maxsize=4096)
-def mentioned_names(title: str | None, description: str | None, annotations_title: str | None = None,
+def mentioned_names(title: str | None, description: str | None, annotated_title: str | None = None,
                     ) -> frozenset[str]:
     """The words of a tool's title, description and annotations' title that :func:`_mention` would read
     as a tool's name when another server's tool bears it: a name-like word (``send_email``, ``git.push``,
@@ -86,7 +86,7 @@ def mentioned_names(title: str | None, description: str | None, annotations_titl
     texts: a pass asks for a new tool's twice, once to choose whom to compare it with and once to store
     its mentions."""
     found: set[str] = set()
-    for text in (title, description, annotations_title):
+    for text in (title, description, annotated_title):
         if not text:
             continue
         lowered = text.lower()
