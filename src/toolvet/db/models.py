@@ -116,7 +116,8 @@ class Tool(Base):
 
 
 class ToolMention(Base):
-    """A name-like word (``send_email``) a tool's title or description mentions, by its key
+    """A word a tool's title, description or annotations' title mentions as a tool's name (``send_email``,
+    ``sendEmail``, ```search```; ``domain.findings.mentioned_names``), by its key
     (``domain.findings.name_key``): so a pass that brings a tool of that name finds the other servers'
     tools that already speak of it. Discovery's own record, derived from the claim and written with it."""
 

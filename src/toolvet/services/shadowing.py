@@ -2,8 +2,9 @@
 other servers have in the registry (``domain.findings.cross_server_findings``), and back.
 
 Candidates are the other servers' live tools whose name has the key (``domain.findings.name_key``: case,
-separators and look-alike letters folded) of a tool a pass adds or changes, or of a name-like word its
-title or description mentions (``send_email``): for each such key, the PER_NAME earliest registered (the
+separators and look-alike letters folded) of a tool a pass adds or changes, or of a word its text mentions
+as a tool's name (``send_email``, ``sendEmail``, ```search```: ``domain.findings.mentioned_names``): for each
+such key, the PER_NAME earliest registered (the
 index on ``tools (name_key, id)`` finds them without reading the others). So a copy named ``Create-Issue``
 or ``createIssue`` meets the ``create_issue`` it copies. A name changed by a letter (``create_isue``) has
 another key: a tool's own key also brings the keys within one edit of it (``domain.findings.NearNames``,
@@ -186,6 +187,14 @@ def write_mentions(conn: Connection, claims: list[tuple[int, str | None, str | N
 _UPDATE_FINDINGS = update(Tool).where(Tool.id == bindparam("p_id")).values(findings=bindparam("p_findings"))
 
 
+def _without(findings: list[dict[str, Any]], codes: Collection[str], server_name: str,
+             names: Collection[str] | None) -> list[dict[str, Any]]:
+    """``findings`` less those of ``codes`` that name a tool of ``server_name`` (one of ``names``, or any
+    when None)."""
+    return [f for f in findings if not (f.get("code") in codes and f.get("other_server") == server_name
+                                        and (names is None or f.get("other_tool") in names))]
+
+
 class _Candidate:
     """A live tool that may be another server's candidate, as :class:`CrossServer` keeps it."""
 
@@ -342,7 +351,7 @@ class CrossServer:
             # A tool of its name's key (or a near one) that this one copied before, and copies no more.
             for original in (c for key in (own, *close) for c in by_key.get(key, ())):
                 if original.id not in copies:
-                    self._drop_copy(original, server_name, upsert.claim.name)
+                    self._drop(original, ("tool-duplicate",), server_name, (upsert.claim.name,))
         for tool_id, new in copied.items():
             self._amend(self._by_id[tool_id], new)
 
@@ -386,15 +395,14 @@ class CrossServer:
             if found:
                 self._amend(self._speaker(row), found)
 
-    def _drop_copy(self, original: _Candidate, server_name: str, name: str) -> None:
-        """Remove from ``original`` the ``tool-duplicate`` finding naming tool ``name`` of ``server_name``."""
-        if not original.may_name(server_name):
+    def _drop(self, candidate: _Candidate, codes: Collection[str], server_name: str, names: Collection[str]) -> None:
+        """Remove from ``candidate`` its ``codes`` findings naming one of the tools ``names`` of ``server_name``."""
+        if not candidate.may_name(server_name):
             return  # most tools: no finding names that server
-        kept = [f for f in original.findings if not (f.get("code") == "tool-duplicate" and f.get("other_server")
-                                                     == server_name and f.get("other_tool") == name)]
-        if len(kept) != len(original.findings):
-            original.findings = kept
-            self._pending[original.id] = original
+        kept = _without(candidate.findings, codes, server_name, names)
+        if len(kept) != len(candidate.findings):
+            candidate.findings = kept
+            self._pending[candidate.id] = candidate
 
     def retired(self, server_id: int, server_name: str, names: list[str], software: str | None = None) -> None:
         """A pass retired (or deleted) its tools ``names``: the tools they copied no longer name them."""
@@ -407,21 +415,14 @@ class CrossServer:
         self._load(sorted({key for near in keys.values() for key in near}))
         for name, near in keys.items():
             for original in (c for key in near for c in self._others(key, server_id, software)):
-                self._drop_copy(original, server_name, name)
+                self._drop(original, ("tool-duplicate",), server_name, (name,))
         if not self._any_mention():
             return
         # The tools that steered about them: those whose text mentions one of the names' keys.
         gone = set(names)
         for row in self._conn.execute(_SELECT_MENTIONERS, {"p_keys": sorted({near[0] for near in keys.values()}),
                                                            "p_server_id": server_id}):
-            speaker = self._speaker(row)
-            if not speaker.may_name(server_name):
-                continue
-            kept = [f for f in speaker.findings if not (f.get("code") == "tool-shadowing" and f.get("other_server")
-                                                        == server_name and f.get("other_tool") in gone)]
-            if len(kept) != len(speaker.findings):
-                speaker.findings = kept
-                self._pending[speaker.id] = speaker
+            self._drop(self._speaker(row), ("tool-shadowing",), server_name, gone)
 
     def written(self, changes: ChangeSet, removed: bool, mentions: int = 0) -> None:
         """Keep the candidates in step with a pass's writes (``removed``: its stale tools were deleted, not
@@ -507,8 +508,7 @@ def forget(conn: Connection, server_id: int, server_name: str, names: Collection
     updates = []
     for row in conn.execute(_SELECT_NAMED_BY, {"p_server_id": server_id, "p_name": server_name}):
         before = row.findings if isinstance(row.findings, list) else loads(row.findings or "[]")
-        kept = [f for f in before if not (f.get("code") in _CROSS_CODES and f.get("other_server") == server_name
-                                          and (names is None or f.get("other_tool") in names))]
+        kept = _without(before, _CROSS_CODES, server_name, names)
         if len(kept) != len(before):
             updates.append({"p_id": row.id, "p_findings": kept})
     if updates:

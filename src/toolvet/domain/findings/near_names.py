@@ -54,7 +54,7 @@ class NearNames:
     """The keys seen so far, filed for :meth:`near`. Keys are only added: a key whose tools are all gone
     stays, and proposes candidates that the candidates' query then does not find."""
 
-    __slots__ = ("_answers", "_filed", "_keys", "version")
+    __slots__ = ("_answers", "_filed", "_keys")
 
     def __init__(self) -> None:
         self._keys: set[str] = set()
@@ -62,8 +62,6 @@ class NearNames:
         self._filed: dict[tuple[int, str], list[str]] = {}
         # The answers of :meth:`near` since a key was last added (a fleet's passes ask for the same keys).
         self._answers: dict[str, list[str]] = {}
-        #: How many keys were added: an answer of :meth:`near` holds while it does not move.
-        self.version = 0
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -76,7 +74,6 @@ class NearNames:
         if key in self._keys:
             return
         self._keys.add(key)
-        self.version += 1
         self._answers.clear()
         if len(key) >= MIN_LENGTH:
             for place in _ends(key, len(key)):
