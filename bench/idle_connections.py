@@ -5,7 +5,7 @@ A discovery sweep over many hosts, or a gateway in front of many upstreams, leav
 connection per upstream idle in the pool for its 4 s keep-alive. Every request the pool assigns, and every
 answer it takes back, passes over all of its connections (httpcore2's pool is one pool for every origin),
 so a request's cost grows with the number of idle connections to *other* origins. This measures it: N
-loopback origins (``127.0.x.y``, each a listener answering a canned JSON-RPC result in this process),
+loopback origins (``127.0.x.y``, each a ``tests.upstreams.CannedHttp`` listener in this process),
 one connection opened to each and left idle, then sequential ``HttpChannel`` POSTs to one of them; the
 baseline is the same POSTs on a pool that holds no other connection. Rounds alternate the two and are
 short, and every connection is used again before each round, so none expires during one. Printed: this
@@ -20,34 +20,16 @@ import argparse
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import anyio
-import anyio.abc
 import httpx2
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.upstreams
+
+from tests.upstreams import CannedHttp, canned_http
+
 from toolvet.upstream.http import HttpChannel, http_client
-
-BODY = b'{"jsonrpc":"2.0","id":1,"result":{}}'
-ANSWER = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(BODY), BODY)
-
-
-async def answer(client: anyio.abc.SocketStream) -> None:
-    """Answer every POST on the connection with BODY, until the client closes it."""
-    async with client:
-        buffered = b""
-        while True:
-            try:
-                while b"\r\n\r\n" not in buffered:
-                    buffered += await client.receive()
-                head, _, rest = buffered.partition(b"\r\n\r\n")
-                length = int(next(line.split(b":", 1)[1] for line in head.split(b"\r\n")
-                                  if line.lower().startswith(b"content-length:")))
-                while len(rest) < length:
-                    rest += await client.receive()
-            except (anyio.EndOfStream, anyio.BrokenResourceError, OSError):
-                return
-            buffered = rest[length:]
-            await client.send(ANSWER)
 
 
 def channel(http: httpx2.AsyncClient, url: str) -> HttpChannel:
@@ -65,27 +47,19 @@ async def per_request(target: HttpChannel, refresh: list[HttpChannel], requests:
 
 
 async def run(origins: int, requests: int, rounds: int) -> tuple[list[float], list[float]]:
-    hosts = [f"127.0.{1 + i // 250}.{1 + i % 250}" for i in range(origins + 1)]
-    listeners = [await anyio.create_tcp_listener(local_host=host) for host in hosts]
-    urls = [f"http://{host}:{listener.extra(anyio.abc.SocketAttribute.local_port)}/mcp"
-            for host, listener in zip(hosts, listeners, strict=True)]
+    servers = [CannedHttp(f"127.0.{1 + i // 250}.{1 + i % 250}") for i in range(origins + 1)]
     crowded: list[float] = []
     alone: list[float] = []
-    async with anyio.create_task_group() as tg:
-        for listener in listeners:
-            tg.start_soon(listener.serve, answer)
-        async with http_client(timeout=httpx2.Timeout(10)) as busy, http_client(timeout=httpx2.Timeout(10)) as quiet:
-            others = [channel(busy, url) for url in urls[1:]]
-            target, single = channel(busy, urls[0]), channel(quiet, urls[0])
-            await per_request(target, others, 50)  # warm up
-            await per_request(single, [], 50)
-            for number in range(rounds):
-                sides = [(crowded, target, others), (alone, single, [])]
-                for figures, pipe, refresh in sides if number % 2 == 0 else reversed(sides):
-                    figures.append(await per_request(pipe, refresh, requests))
-        tg.cancel_scope.cancel()
-    for listener in listeners:
-        await listener.aclose()
+    async with canned_http(*servers), http_client(timeout=httpx2.Timeout(10)) as busy, \
+            http_client(timeout=httpx2.Timeout(10)) as quiet:
+        others = [channel(busy, server.url) for server in servers[1:]]
+        target, single = channel(busy, servers[0].url), channel(quiet, servers[0].url)
+        await per_request(target, others, 50)  # warm up
+        await per_request(single, [], 50)
+        for number in range(rounds):
+            sides = [(crowded, target, others), (alone, single, [])]
+            for figures, pipe, refresh in sides if number % 2 == 0 else reversed(sides):
+                figures.append(await per_request(pipe, refresh, requests))
     return crowded, alone
 
 

@@ -12,6 +12,8 @@ request it received), and stops the server on exit. They work from sync and asyn
 - :func:`stdio_server_command` - a tiny SDK stdio server run with ``sys.executable``.
 - :func:`announcing_http_server` / :func:`announcing_sse_server` - SDK servers plus an
   :class:`Announcer` that makes them announce tool-list changes (both eras).
+- :class:`CannedHttp` with :func:`canned_http` - raw HTTP/1.1 listeners on loopback addresses, served in
+  the caller's own event loop, answering every POST with one JSON-RPC result (connection-pool tests).
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ import json
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
 import anyio
+import anyio.abc
 import anyio.to_thread
 import uvicorn
 from mcp.server.lowlevel.server import NotificationOptions
@@ -547,3 +550,62 @@ def announcing_sse_server(server: MCPServer | None = None) -> Iterator[tuple[Ups
     announcer = Announcer(mcp_server)
     with serve(mcp_server.sse_app(), "/sse") as upstream:
         yield upstream, announcer
+
+
+# ------------------------------------------------------------------ canned HTTP, in the caller's loop
+
+CANNED_BODY: Final = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+_CANNED_ANSWER: Final = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s"
+                         % (len(CANNED_BODY), CANNED_BODY))
+
+
+class CannedHttp:
+    """An HTTP/1.1 upstream on loopback address ``host``: every POST answered with :data:`CANNED_BODY` (after
+    ``delay`` seconds) on a kept-alive connection. It counts the connections it accepted and those its client
+    closed; ``url`` is set by :func:`canned_http`."""
+
+    def __init__(self, host: str = "127.0.0.1", delay: float = 0.0) -> None:
+        self.host = host
+        self.delay = delay
+        self.accepted = 0
+        self.closed = 0
+        self.url = ""
+
+    async def handle(self, client: anyio.abc.SocketStream) -> None:
+        self.accepted += 1
+        async with client:
+            buffered = b""
+            while True:
+                try:
+                    while b"\r\n\r\n" not in buffered:
+                        buffered += await client.receive()
+                    head, _, rest = buffered.partition(b"\r\n\r\n")
+                    length = int(next(line.split(b":", 1)[1] for line in head.split(b"\r\n")
+                                      if line.lower().startswith(b"content-length:")))
+                    while len(rest) < length:
+                        rest += await client.receive()
+                except (anyio.EndOfStream, anyio.BrokenResourceError, OSError):
+                    self.closed += 1
+                    return
+                buffered = rest[length:]
+                if self.delay:
+                    await anyio.sleep(self.delay)
+                await client.send(_CANNED_ANSWER)
+
+
+@asynccontextmanager
+async def canned_http(*servers: CannedHttp) -> AsyncIterator[None]:
+    """Serve ``servers`` (each on a free port of its address) in the caller's event loop for the block."""
+    listeners = [await anyio.create_tcp_listener(local_host=server.host) for server in servers]
+    try:
+        async with anyio.create_task_group() as tg:
+            for server, listener in zip(servers, listeners, strict=True):
+                server.url = f"http://{server.host}:{listener.extra(anyio.abc.SocketAttribute.local_port)}/mcp"
+                tg.start_soon(listener.serve, server.handle)
+            try:
+                yield
+            finally:
+                tg.cancel_scope.cancel()
+    finally:
+        for listener in listeners:
+            await listener.aclose()
