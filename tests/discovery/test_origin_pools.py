@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 
 import anyio
 import httpx2
 import pytest
 
 from tests.upstreams import CANNED_BODY, CannedHttp, canned_http
-from toolvet.upstream.direct import DirectRoute
+from toolvet.upstream.direct import DirectRoute, GuardedTransport
 from toolvet.upstream.guard import AddressGuard
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +42,7 @@ async def test_each_origin_has_a_pool_of_its_own_and_keeps_its_connection() -> N
                 for _ in range(3):
                     assert await post(route, first.url) == json.loads(CANNED_BODY)
                     assert await post(route, second.url) == json.loads(CANNED_BODY)
-            assert route.origins() == 2
+            assert len(route.pools) == 2
             assert (first.accepted, second.accepted) == (1, 1)  # kept alive, each on its own pool
         finally:
             await route.aclose()
@@ -76,7 +77,29 @@ async def test_an_origin_idle_past_its_keep_alive_has_its_pool_closed_but_never_
                     await anyio.sleep(1.2)  # past the sweep's second and the idle origin's keep-alive
                     await post(route, current.url)
                     await eventually(lambda: idle.closed == 1)
-                    assert route.origins() == 2  # the busy origin's pool stays while its POST runs
+                    assert len(route.pools) == 2  # the busy origin's pool stays while its POST runs
                 assert busy.closed == 0 and current.closed == 0
         finally:
             await route.aclose()
+
+
+async def test_the_http_client_s_own_transport_keeps_a_pool_per_origin_too() -> None:
+    # What the SDK's SSE transport, redirects and OAuth go through: an event stream holding an origin's
+    # only connection leaves another origin's requests alone, and an answer read to its end ends its
+    # origin's request (so the pool can be closed once idle).
+    slow, fast, idle = CannedHttp(delay=3.0), CannedHttp(), CannedHttp()
+    async with canned_http(slow, fast, idle):
+        transport = GuardedTransport(AddressGuard(), max_connections=1, max_keepalive_connections=1,
+                                     keepalive_expiry=0.3)
+        async with httpx2.AsyncClient(transport=transport, timeout=TIMEOUT) as client:
+            with anyio.fail_after(15):
+                assert (await client.post(idle.url, content=b"{}")).json() == json.loads(CANNED_BODY)
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(partial(client.post, slow.url, content=b"{}"))
+                    await eventually(lambda: slow.accepted == 1)
+                    with anyio.fail_after(1.5):
+                        assert (await client.post(fast.url, content=b"{}")).json() == json.loads(CANNED_BODY)
+                    await anyio.sleep(1.2)  # past the sweep's second and the idle origin's keep-alive
+                    await client.post(fast.url, content=b"{}")
+                    await eventually(lambda: idle.closed == 1)
+                    assert len(transport.pools) == 2  # the slow origin's stays while its answer is awaited

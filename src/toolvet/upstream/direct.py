@@ -3,7 +3,8 @@
 httpx2 is two layers: its client (URL merging, cookies, auth flows, redirects, event hooks, proxy
 routing) over httpcore2's connection pool. A forwarded call or a discovery page is one POST to a
 configured endpoint, and the client layer was a third of toolvet's CPU per call (docs/benchmarks.md).
-:class:`DirectRoute` sends such a POST straight through an ``httpcore2.AsyncConnectionPool``, built
+:class:`DirectRoute` sends such a POST straight through an ``httpcore2.AsyncConnectionPool`` (one per
+origin, :class:`OriginPools`, as the httpx2 client's :class:`GuardedTransport` keeps them), built
 with its public ``network_backend`` so that each request leaves in one socket write
 (:class:`CoalescingBackend`: httpcore2 writes the request line and headers, then the body; the
 upstream is woken twice for one request otherwise). The answer is handed back as an
@@ -27,7 +28,7 @@ import ssl
 import time
 import urllib.request
 import weakref
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
@@ -41,7 +42,7 @@ from toolvet.upstream.guard import AddressGuard, Refused
 
 __all__ = [
     "FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "DirectRoute", "GuardedBackend", "GuardedTransport",
-    "proxy_mounts", "tls_context",
+    "IdleProbe", "OriginPools", "proxy_mounts", "tls_context",
 ]
 
 #: A buffered request goes out at once when it reaches this size.
@@ -219,8 +220,9 @@ class CoalescingBackend(httpcore2.AsyncNetworkBackend):
 class _Body(httpx2.AsyncByteStream):
     """An httpcore2 response's body as an httpx2 stream."""
 
-    def __init__(self, response: httpcore2.Response) -> None:
+    def __init__(self, response: httpcore2.Response, release: Callable[[], None] | None = None) -> None:
         self.response = response
+        self.release = release  # told once the answer is closed (its origin's request is over)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
@@ -234,7 +236,12 @@ class _Body(httpx2.AsyncByteStream):
             raise httpx2.RemoteProtocolError(str(exc) or "malformed HTTP answer") from exc
 
     async def aclose(self) -> None:
-        await self.response.aclose()  # the connection goes back to the pool, or is closed
+        try:
+            await self.response.aclose()  # the connection goes back to the pool, or is closed
+        finally:
+            release, self.release = self.release, None
+            if release is not None:
+                release()
 
 
 def _direct(url: str, proxies: Mapping[str, str]) -> bool:
@@ -279,7 +286,7 @@ _SWEEP_SECONDS: Final = 1.0
 
 
 class _OriginPool:
-    """One origin's httpcore2 pool, with what :class:`DirectRoute` needs to know to close it when idle."""
+    """One origin's httpcore2 pool, with what :class:`OriginPools` needs to know to close it when idle."""
 
     __slots__ = ("in_flight", "pool", "used")
 
@@ -288,28 +295,83 @@ class _OriginPool:
         self.in_flight = 0
         self.used = time.monotonic()
 
+    def begin(self) -> None:
+        self.in_flight += 1
 
-class DirectRoute:
-    """httpcore2 pools for JSON-RPC POSTs that need nothing of the httpx2 client (module docstring), one per
-    origin (scheme, host and port).
+    def end(self) -> None:
+        self.in_flight -= 1
+        self.used = time.monotonic()
+
+
+class OriginPools:
+    """httpcore2 connection pools, one per origin (scheme, host and port), each made on first use with a
+    network backend of its own from ``backend``.
 
     httpcore2's pool passes over every connection it holds, whatever its origin, each time it assigns a
-    request and each time it takes an answer back. One pool for all upstreams made every POST pay for the
-    connections idle to every other one: after a sweep over 200 hosts, or in front of 200 upstreams,
-    about three times the CPU of a POST on a pool of its own (``bench/idle_connections.py``). A pool per
-    origin also keeps one upstream's connections from using up another's: the limits are per origin. A
-    pool none of whose requests is in flight and whose last ended more than ``keepalive_expiry`` ago is
-    closed (its connections had expired) by the next request, at most once a second."""
+    request and each time it takes an answer back. One pool for all upstreams made every request pay for
+    the connections idle to (or streaming from) every other one: after a sweep over 200 hosts, or in front
+    of 200 upstreams, about three times the CPU of a POST on a pool of its own (``bench/idle_connections.py``).
+    A pool per origin also keeps one upstream's connections (slow answers, long-lived event streams) from
+    using up another's: the limits are per origin. A pool none of whose requests is in flight and whose
+    last ended more than ``keepalive_expiry`` ago is closed (its connections had expired) by a later
+    request, at most once a second."""
 
-    def __init__(self, guard: AddressGuard, *, max_connections: int | None = 256,
-                 max_keepalive_connections: int = 256, keepalive_expiry: float = 4.0) -> None:
-        self._backend = GuardedBackend(guard)
+    def __init__(self, backend: Callable[[], httpcore2.AsyncNetworkBackend], *, max_connections: int | None,
+                 max_keepalive_connections: int, keepalive_expiry: float) -> None:
+        self._backend = backend
         self._tls = tls_context()
         self._max_connections = max_connections
         self._max_keepalive = max_keepalive_connections
         self._keepalive_expiry = keepalive_expiry
         self._pools: dict[tuple[bytes, bytes, int | None], _OriginPool] = {}
         self._swept = time.monotonic()
+
+    def __len__(self) -> int:
+        return len(self._pools)
+
+    async def take(self, url: httpcore2.URL) -> _OriginPool:
+        """The pool of ``url``'s origin, its request begun (call its ``end`` when the answer is closed);
+        first the pools left idle are closed, at most once a second."""
+        await self._close_idle()
+        key = (url.scheme, url.host, url.port)
+        found = self._pools.get(key)
+        if found is None:
+            found = self._pools[key] = _OriginPool(httpcore2.AsyncConnectionPool(
+                ssl_context=self._tls, max_connections=self._max_connections,
+                max_keepalive_connections=self._max_keepalive, keepalive_expiry=self._keepalive_expiry,
+                network_backend=self._backend(),
+            ))
+        found.begin()
+        return found
+
+    async def _close_idle(self) -> None:
+        now = time.monotonic()
+        if now - self._swept < _SWEEP_SECONDS:
+            return
+        self._swept = now
+        idle = [key for key, origin in self._pools.items()
+                if origin.in_flight == 0 and now - origin.used > self._keepalive_expiry]
+        for key in idle:
+            with anyio.CancelScope(shield=True):
+                await self._pools.pop(key).pool.aclose()
+
+    async def aclose(self) -> None:
+        pools, self._pools = list(self._pools.values()), {}
+        for origin in pools:
+            await origin.pool.aclose()
+
+
+class DirectRoute:
+    """httpcore2 pools (one per origin, :class:`OriginPools`) for JSON-RPC POSTs that need nothing of the
+    httpx2 client (module docstring)."""
+
+    def __init__(self, guard: AddressGuard, *, max_connections: int | None = 256,
+                 max_keepalive_connections: int = 256, keepalive_expiry: float = 4.0) -> None:
+        backend = GuardedBackend(guard)
+        # Each origin's pool its own coalescing backend: its idle-connection probe polls that origin's only.
+        self.pools = OriginPools(lambda: CoalescingBackend(backend), max_connections=max_connections,
+                                 max_keepalive_connections=max_keepalive_connections,
+                                 keepalive_expiry=keepalive_expiry)
         self._routes: dict[str, _Route | None] = {}
         # Read once, as the httpx2 client reads them once when it is made (proxy_mounts).
         self._proxies = urllib.request.getproxies_environment()
@@ -330,46 +392,16 @@ class DirectRoute:
             url, self._proxies) else None
         return route
 
-    def _pool(self, url: httpcore2.URL) -> _OriginPool:
-        """The pool of ``url``'s origin (made on first use: its own idle-connection probe)."""
-        key = (url.scheme, url.host, url.port)
-        found = self._pools.get(key)
-        if found is None:
-            found = self._pools[key] = _OriginPool(httpcore2.AsyncConnectionPool(
-                ssl_context=self._tls, max_connections=self._max_connections,
-                max_keepalive_connections=self._max_keepalive, keepalive_expiry=self._keepalive_expiry,
-                network_backend=CoalescingBackend(self._backend),
-            ))
-        return found
-
-    async def _close_idle(self) -> None:
-        """Close the pools of origins left idle past their connections' keep-alive (see the class)."""
-        now = time.monotonic()
-        if now - self._swept < _SWEEP_SECONDS:
-            return
-        self._swept = now
-        idle = [key for key, origin in self._pools.items()
-                if origin.in_flight == 0 and now - origin.used > self._keepalive_expiry]
-        for key in idle:
-            with anyio.CancelScope(shield=True):
-                await self._pools.pop(key).pool.aclose()
-
-    def origins(self) -> int:
-        """How many origins have a pool now (tests)."""
-        return len(self._pools)
-
     @asynccontextmanager
     async def post(
         self, url: str, content: bytes, headers: Mapping[str, str], timeout: httpx2.Timeout
     ) -> AsyncIterator[httpx2.Response]:
         """POST ``content``; the answer as an ``httpx2.Response`` whose body streams as it arrives.
         Failures raise httpx2's exceptions, as the client would."""
-        await self._close_idle()
         route = self._route(url) or _Route(httpcore2.URL(url), httpx2.Request("POST", url))
         extensions = {"timeout": {"connect": timeout.connect, "read": timeout.read, "write": timeout.write,
                                   "pool": timeout.pool}}
-        origin = self._pool(route.url)
-        origin.in_flight += 1
+        origin = await self.pools.take(route.url)
         try:
             with _as_httpx2(route.request):
                 async with origin.pool.stream("POST", route.url, headers=list(headers.items()), content=content,
@@ -377,13 +409,10 @@ class DirectRoute:
                     yield httpx2.Response(answer.status, headers=answer.headers, stream=_Body(answer),
                                           request=route.request)
         finally:
-            origin.in_flight -= 1
-            origin.used = time.monotonic()
+            origin.end()
 
     async def aclose(self) -> None:
-        pools, self._pools = list(self._pools.values()), {}
-        for origin in pools:
-            await origin.pool.aclose()
+        await self.pools.aclose()
 
 
 @contextmanager
@@ -409,11 +438,10 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
 
     def __init__(self, guard: AddressGuard, *, max_connections: int | None = 256,
                  max_keepalive_connections: int = 256, keepalive_expiry: float = 4.0) -> None:
-        self.pool = httpcore2.AsyncConnectionPool(
-            ssl_context=tls_context(), max_connections=max_connections,
-            max_keepalive_connections=max_keepalive_connections, keepalive_expiry=keepalive_expiry,
-            network_backend=GuardedBackend(guard),
-        )
+        backend = GuardedBackend(guard)
+        self.pools = OriginPools(lambda: backend, max_connections=max_connections,
+                                 max_keepalive_connections=max_keepalive_connections,
+                                 keepalive_expiry=keepalive_expiry)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         assert isinstance(request.stream, httpx2.AsyncByteStream)
@@ -423,13 +451,19 @@ class GuardedTransport(httpx2.AsyncBaseTransport):
                               target=request.url.raw_path),
             headers=request.headers.raw, content=request.stream, extensions=request.extensions,
         )
-        with _as_httpx2(request):
-            answer = await self.pool.handle_async_request(forwarded)
-        return httpx2.Response(answer.status, headers=answer.headers, stream=_Body(answer),
+        origin = await self.pools.take(forwarded.url)
+        try:
+            with _as_httpx2(request):
+                answer = await origin.pool.handle_async_request(forwarded)
+        except BaseException:
+            origin.end()
+            raise
+        # The request is over when httpx2 closes the answer (an event stream: when the stream ends).
+        return httpx2.Response(answer.status, headers=answer.headers, stream=_Body(answer, origin.end),
                                extensions=answer.extensions)
 
     async def aclose(self) -> None:
-        await self.pool.aclose()
+        await self.pools.aclose()
 
 
 def proxy_mounts(guard: AddressGuard) -> dict[str, httpx2.AsyncBaseTransport | None]:
