@@ -561,12 +561,14 @@ _CANNED_ANSWER: Final = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n
 
 class CannedHttp:
     """An HTTP/1.1 upstream on loopback address ``host``: every POST answered with :data:`CANNED_BODY` (after
-    ``delay`` seconds) on a kept-alive connection. It counts the connections it accepted and those its client
-    closed; ``url`` is set by :func:`canned_http`."""
+    ``delay`` seconds) on a kept-alive connection, or, without ``keep_alive``, the connection closed right
+    after the answer without saying so (no ``Connection: close``). It counts the connections it accepted
+    and those its client closed; ``url`` is set by :func:`canned_http`."""
 
-    def __init__(self, host: str = "127.0.0.1", delay: float = 0.0) -> None:
+    def __init__(self, host: str = "127.0.0.1", delay: float = 0.0, *, keep_alive: bool = True) -> None:
         self.host = host
         self.delay = delay
+        self.keep_alive = keep_alive
         self.accepted = 0
         self.closed = 0
         self.url = ""
@@ -591,6 +593,8 @@ class CannedHttp:
                 if self.delay:
                     await anyio.sleep(self.delay)
                 await client.send(_CANNED_ANSWER)
+                if not self.keep_alive:
+                    return
 
 
 @asynccontextmanager

@@ -15,6 +15,7 @@ import httpcore2
 import httpx2
 import pytest
 
+from tests.upstreams import CannedHttp, canned_http
 from toolvet.upstream.direct import CoalescingStream, IdleProbe
 from toolvet.upstream.http import HttpChannel, http_client
 
@@ -119,42 +120,13 @@ async def test_the_pool_reuses_an_idle_connection_and_never_one_the_server_close
     # A server that closes each connection right after its answer, without saying so (no
     # ``Connection: close``), beside one that keeps it: the pool opens a new connection for the first
     # every time, and keeps using one for the second.
-    answers = b'{"jsonrpc":"2.0","id":1,"result":{}}'
-    accepted = {"closing": 0, "keeping": 0}
-
-    async def handle(kind: str, client: anyio.abc.SocketStream) -> None:
-        accepted[kind] += 1
-        async with client:
-            while True:
-                request = b""
-                while b"\r\n\r\n" not in request:
-                    chunk = await client.receive()
-                    request += chunk
-                head, _, body = request.partition(b"\r\n\r\n")
-                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
-                                  if line.lower().startswith(b"content-length")))
-                while len(body) < length:
-                    body += await client.receive()
-                await client.send(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: "
-                                  + str(len(answers)).encode() + b"\r\n\r\n" + answers)
-                if kind == "closing":
-                    return
-
-    listeners = {kind: await anyio.create_tcp_listener(local_host="127.0.0.1") for kind in accepted}
-    urls = {kind: f"http://127.0.0.1:{listener.extra(anyio.abc.SocketAttribute.local_port)}/mcp"
-            for kind, listener in listeners.items()}
-    async with anyio.create_task_group() as tg:
-        for kind, listener in listeners.items():
-            tg.start_soon(listener.serve, lambda client, kind=kind: handle(kind, client))
-        async with http_client(timeout=httpx2.Timeout(5)) as http:
-            with anyio.fail_after(20):
-                for _ in range(5):
-                    for url in urls.values():
-                        assert http.direct.applies(url)
-                        channel = HttpChannel(http, url, {}, timeout=httpx2.Timeout(5), max_response_bytes=1 << 20)
-                        assert await channel.request("tools/list", None, {}) == {}
-                    await anyio.sleep(0.05)  # the closing server's FIN arrives
-        tg.cancel_scope.cancel()
-    for listener in listeners.values():
-        await listener.aclose()
-    assert accepted == {"closing": 5, "keeping": 1}
+    closing, keeping = CannedHttp(keep_alive=False), CannedHttp()
+    async with canned_http(closing, keeping), http_client(timeout=httpx2.Timeout(5)) as http:
+        with anyio.fail_after(20):
+            for _ in range(5):
+                for server in (closing, keeping):
+                    assert http.direct.applies(server.url)
+                    channel = HttpChannel(http, server.url, {}, timeout=httpx2.Timeout(5), max_response_bytes=1 << 20)
+                    assert await channel.request("tools/list", None, {}) == {}
+                await anyio.sleep(0.05)  # the closing server's FIN arrives
+    assert (closing.accepted, keeping.accepted) == (5, 1)

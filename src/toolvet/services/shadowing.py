@@ -168,6 +168,12 @@ _SELECT_SPEAKERS = (
 )
 
 
+def _mentioned_keys(title: str | None, description: str | None, annotations: Any) -> set[str]:
+    """The keys of the words a tool's title, description and annotations' title mention as a tool's name."""
+    return {checks.name_key(n) for n in checks.mentioned_names(title, description,
+                                                              checks.annotations_title(annotations))}
+
+
 def write_mentions(conn: Connection, claims: list[tuple[int, str | None, str | None, Any]], replaced: list[int],
                    ) -> int:
     """Store the keys of the names each tool's title, description and annotations' title mention
@@ -177,8 +183,7 @@ def write_mentions(conn: Connection, claims: list[tuple[int, str | None, str | N
     if replaced:
         conn.execute(_DELETE_MENTIONS, {"p_ids": replaced})
     rows = [{"tool_id": tool_id, "name_key": key} for tool_id, title, description, annotations in claims
-            for key in sorted({checks.name_key(n) for n in checks.mentioned_names(
-                title, description, checks.annotations_title(annotations))})]
+            for key in sorted(_mentioned_keys(title, description, annotations))]
     if rows:
         conn.execute(_INSERT_MENTIONS, rows)
     return len(rows)
@@ -237,8 +242,7 @@ def _keys(wanted: Iterable[set[str]]) -> list[str]:
 def _wanted(name: str, title: str | None, description: str | None, annotations: Any) -> set[str]:
     """The keys whose tools a tool of ``name`` is compared with: its own name's and those of the words its
     title, description and annotations' title mention as a tool's name."""
-    return {checks.name_key(n) for n in (name, *checks.mentioned_names(title, description,
-                                                                      checks.annotations_title(annotations)))}
+    return {checks.name_key(name)} | _mentioned_keys(title, description, annotations)
 
 
 def _merged(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -102,13 +102,13 @@ class IdleProbe:
 class CoalescingStream(httpcore2.AsyncNetworkStream):
     """A network stream whose writes are held until the next read (or until :data:`FLUSH_BYTES`)."""
 
-    def __init__(self, inner: httpcore2.AsyncNetworkStream, probe: IdleProbe | None = None) -> None:
+    def __init__(self, inner: httpcore2.AsyncNetworkStream, probe: IdleProbe) -> None:
         self.inner = inner
         # Looked up once: the pool asks every idle connection "is_readable" (did the server close it?)
         # at each request, and the stream's own answer builds anyio's whole attribute map each time.
         sock = inner.get_extra_info("socket")
         self.socket = sock if callable(getattr(sock, "fileno", None)) else None
-        self.probe = probe if probe is not None else IdleProbe()
+        self.probe = probe  # its pool's: shared by every connection of the pool
         if self.socket is not None:
             self.probe.streams.add(self)
         self.pending: list[bytes] = []
@@ -261,7 +261,8 @@ def tls_context() -> ssl.SSLContext:
     """httpx2's default TLS context (``httpx2.create_ssl_context()``: certificates verified against the
     system's authorities, or those ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` name), made once per process for
     each pair of those values rather than once per connection pool. Loading the authorities takes about
-    20 ms, and every upstream client has two pools: each discovery sweep paid it twice. One context
+    20 ms, and every upstream client has a pool per origin on each of its two routes: each sweep would
+    pay it for every upstream. One context
     serves any number of connections; toolvet never changes it after it is made."""
     return _tls_context_for(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
 
