@@ -67,6 +67,13 @@ _SERVER = {"id": 1, "name": "up", "transport": "streamable-http", "url": "http:/
 _CLAIM = ("id", "server_id", "name", "definition_fingerprint", "definition_digest")
 _JSON = ("input_schema", "definition", "findings")
 _TIMES = ("first_seen_at", "last_seen_at")
+
+
+def _claims_table(*extra: str, json: tuple[str, ...] = ()) -> sa.TableClause:
+    """The ``tools`` table's claim columns as a migration after 0005 finds them (``extra`` and ``json``
+    besides): the times typed as toolvet types them, so a row is stored as toolvet would store it."""
+    return sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *extra)), *(sa.column(c, UTCDateTime()) for c in _TIMES),
+                    *(sa.column(c, sa.JSON) for c in (*_JSON, *json)))
 _REVIEWED = ("reviewed_fingerprint", "reviewed_digest", "reviewed_by")
 _OLD_TOOLS = sa.table(
     "tools", *(sa.column(c) for c in (*_CLAIM, "enabled", "writable", *_REVIEWED)),
@@ -217,8 +224,7 @@ def test_0008_adds_the_approval_floor_in_place_keeping_every_tool_and_its_settin
         with engine.begin() as conn:
             conn.execute(sa.insert(_SERVERS), [_SERVER])
             claims = [{k: v for k, v in t.items() if k in (*_CLAIM, *_JSON, *_TIMES)} for t in tools]
-            conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
-                                            *(sa.column(c, sa.JSON) for c in _JSON))), claims)
+            conn.execute(sa.insert(_claims_table()), claims)
             conn.execute(sa.insert(_OLD_SETTINGS), [{"tool_id": t["id"], "enabled": t["enabled"],
                                                      "writable": t["writable"]} for t in tools])
             conn.execute(sa.insert(_OLD_CALLS), [{
@@ -280,8 +286,7 @@ def test_0009_adds_the_entry_tables_beside_the_tools_which_it_leaves_alone(datab
         tools = [_old_tool(1, "kept", True, False, True)]
         with engine.begin() as conn:
             conn.execute(sa.insert(_SERVERS), [_SERVER])
-            conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
-                                            *(sa.column(c, sa.JSON) for c in _JSON))),
+            conn.execute(sa.insert(_claims_table()),
                          [{k: v for k, v in t.items() if k in (*_CLAIM, *_JSON, *_TIMES)} for t in tools])
             conn.execute(sa.insert(_OLD_SETTINGS), [{"tool_id": 1, "enabled": True, "writable": False}])
         assert not _ENTRY_TABLES & set(sa.inspect(engine).get_table_names())
@@ -412,8 +417,7 @@ def test_0013_adds_server_oauth_beside_servers_and_drops_it_again(database_url):
                 "enabled": True, "discovery": "auto", "args": [], "header_names": [], "env_names": [],
                 "trust_annotations": False, "new_tools_enabled": True, "hold_changed_tools": True,
                 "remove_stale": False, "created_at": _AT, "updated_at": _AT} for sid, name in ((1, "up"), (2, "gone"))])
-            conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
-                                            *(sa.column(c, sa.JSON) for c in _JSON))),
+            conn.execute(sa.insert(_claims_table()),
                          [{k: v for k, v in _old_tool(1, "kept", True, False, False).items()
                            if k in (*_CLAIM, *_JSON, *_TIMES)}])
 
@@ -452,8 +456,7 @@ def test_0017_keys_every_existing_tool_name_and_finds_candidates_by_the_key(data
         upgrade(engine, "0016")
         with engine.begin() as conn:
             conn.execute(sa.insert(_SERVERS), [_SERVER])
-            conn.execute(sa.insert(sa.table("tools", *(sa.column(c) for c in (*_CLAIM, *_TIMES)),
-                                            *(sa.column(c, sa.JSON) for c in _JSON))),
+            conn.execute(sa.insert(_claims_table()),
                          [{k: v for k, v in _old_tool(i, name, True, True, False).items()
                            if k in (*_CLAIM, *_JSON, *_TIMES)} for i, name in enumerate(names, start=1)])
 
@@ -481,9 +484,8 @@ def _insert_spoken_tools(engine: sa.Engine, spoken: dict[int, tuple[str, str]],
                          annotations: dict[int, Any] | None = None) -> None:
     """One server and its tools (id: (name, description)) as the schema since 0017 holds them, each with
     the given annotations (none by default)."""
-    json_columns = (*_JSON, "annotations") if annotations is not None else _JSON
-    tools = sa.table("tools", *(sa.column(c) for c in (*_CLAIM, "name_key", "title", "description", *_TIMES)),
-                     *(sa.column(c, sa.JSON) for c in json_columns))
+    tools = _claims_table("name_key", "title", "description",
+                          json=("annotations",) if annotations is not None else ())
     rows = [{**{k: v for k, v in _old_tool(i, name, True, True, False).items() if k in (*_CLAIM, *_JSON, *_TIMES)},
              "name_key": name, "title": None, "description": text} for i, (name, text) in spoken.items()]
     if annotations is not None:
