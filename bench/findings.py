@@ -21,16 +21,23 @@ In one run, on the labelled corpus (``tests/corpus/``, a tool flagged when it ha
    of the tools nearly copy another server's, so the cross-server check has work on almost every tool;
    the same is then measured with every server's names made its own (a suffix), where it has none.
 
+4. with ``--translations DIR`` (a gettext locale folder, e.g. Debian's ``/usr/share/locale``), false alarms on
+   text other people wrote in other languages: every translated message of every ``.mo`` catalog of the
+   languages the rules read, as one tool's description, and every English original once; the count of
+   those earning a ``warning`` or ``high`` finding, per language, with the first few shown. The messages
+   are programs' own help and error text: imperative, full of "ignore", "do not", users and placeholders.
+
 It exits 0 whatever the figures; the gate on recall and false-positive rate is a test
 (``tests/domain/test_findings_corpus.py``).
 
-Run: ``python bench/findings.py [--repeat 5] [--farm 2000] [--writes 200] [--json]``.
+Run: ``python bench/findings.py [--repeat 5] [--farm 2000] [--writes 200] [--translations DIR] [--json]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gettext
 import hashlib
 import json
 import statistics
@@ -166,6 +173,51 @@ def write_cost(servers: int, repeat: int, *, fleet: bool = True) -> dict[str, An
             "ratio": round(statistics.median(on) / statistics.median(off), 2)}
 
 
+#: The gettext names of the languages the phrase rules read (:mod:`toolvet.domain.findings.languages`).
+LOCALES = ("es", "fr", "de", "pt", "pt_BR", "it", "ru", "zh_CN", "zh_TW", "ja", "ko")
+
+
+def _messages(folder: Path, locale: str) -> list[tuple[str, str, str]]:
+    """(catalog, English original, translation) of every non-empty translated message of ``locale``."""
+    out: list[tuple[str, str, str]] = []
+    for path in sorted((folder / locale / "LC_MESSAGES").glob("*.mo")):
+        try:
+            with path.open("rb") as f:
+                catalog = gettext.GNUTranslations(f)._catalog  # the stdlib's parsed catalog: no public map
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue  # a catalog in another encoding, or broken: not this benchmark's concern
+        for key, text in catalog.items():
+            original = key[0] if isinstance(key, tuple) else key
+            if isinstance(original, str):
+                original = original.rpartition("\x04")[2]  # "context\x04message": the message
+            if isinstance(text, str) and text.strip() and isinstance(original, str) and original:
+                out.append((path.stem, original, text))
+    return out
+
+
+def _raised(text: str) -> str | None:
+    found = [f for f in static_findings({"name": "t", "description": text}) if f["severity"] != "info"]
+    return f"{found[0]['code']}: {found[0].get('evidence', '')!r}" if found else None
+
+
+def translations(folder: Path, show: int = 3) -> dict[str, Any]:
+    """False alarms on translated messages (and their English originals, each once)."""
+    rows: list[dict[str, Any]] = []
+    originals: dict[str, str] = {}
+    for locale in LOCALES:
+        messages = _messages(folder, locale)
+        alarms = []
+        for catalog, original, text in messages:
+            originals.setdefault(original, catalog)
+            if (why := _raised(text)) is not None:
+                alarms.append(f"{catalog}: {why} in {text[:100]!r}")
+        rows.append({"locale": locale, "messages": len(messages), "flagged": len(alarms), "first": alarms[:show]})
+    english = [f"{catalog}: {why}" for original, catalog in originals.items() if (why := _raised(original))]
+    rows.append({"locale": "en (originals)", "messages": len(originals), "flagged": len(english),
+                 "first": english[:show]})
+    return {"folder": str(folder), "rows": rows}
+
+
 def render(report: dict[str, Any]) -> str:
     q = report["quality"]
     lines = ["toolvet findings benchmark: corpus tests/corpus/ (flagged = a warning or high finding)", "",
@@ -196,6 +248,14 @@ def render(report: dict[str, Any]) -> str:
                       f"  findings off  {' '.join(f'{x:.3f}' for x in writes['off_cpu_s'])}",
                       f"  findings on   {' '.join(f'{x:.3f}' for x in writes['on_cpu_s'])}",
                       f"  on / off      {writes['ratio']:.2f}x (medians)"]
+    if "translations" in report:
+        t = report["translations"]
+        lines += ["", f"false alarms on translated messages ({t['folder']}):",
+                  f"{'locale':16} {'messages':>9} {'flagged':>8} {'rate':>8}"]
+        for r in t["rows"]:
+            rate = r["flagged"] / r["messages"] if r["messages"] else 0.0
+            lines.append(f"{r['locale']:16} {r['messages']:>9,} {r['flagged']:>8} {rate:>8.5f}")
+            lines += [f"    {first}" for first in r["first"]]
     return "\n".join(lines)
 
 
@@ -205,6 +265,8 @@ def main() -> None:
     parser.add_argument("--farm", type=int, default=2000, help="farm tools timed (0: none)")
     parser.add_argument("--writes", type=int, default=0,
                         help="farm servers written with and without the findings (0: skip)")
+    parser.add_argument("--translations", type=Path, default=None,
+                        help="a gettext locale folder whose catalogs are read for false alarms")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
     entries = load()
@@ -212,6 +274,8 @@ def main() -> None:
     if args.writes > 0:
         report["writes"] = write_cost(args.writes, args.repeat)
         report["writes_unique"] = write_cost(args.writes, args.repeat, fleet=False)
+    if args.translations is not None:
+        report["translations"] = translations(args.translations)
     print(json.dumps(report, indent=2) if args.as_json else render(report))
 
 
