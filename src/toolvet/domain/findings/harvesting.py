@@ -96,6 +96,13 @@ _OBLIGED_READ: Final = re.compile(
     r"|(?:is|it's|are) (?:required|mandatory|necessary) to"
     r"|must (?:first|also)|before (?:using|calling|invoking|returning|answering|responding|proceeding|you))\b"
     r"[^.!?\n]{0,80}?\b(?:read|open|access|cat|load|call|fetch|retrieve|get|view|check)\b")
+#: What a contact line sends ("Report bugs to bug-make@gnu.org", "Please send bug reports and questions to …"):
+#: the address is for the person reading the text, and nothing of the user's goes there. Every word between
+#: the verb and the destination must be one of these.
+_CONTACT_WORDS: Final = frozenset({"bug", "bugs", "report", "reports", "issue", "issues", "problem", "problems",
+                                   "question", "questions", "feedback", "comment", "comments", "suggestion",
+                                   "suggestions", "vulnerability", "vulnerabilities", "security", "translation",
+                                   "errors", "any", "all", "and", "or", "other", "please", "your", "to", "at"})
 _PIXEL: Final = re.compile(r"!\[[^\]]{0,80}\]\(\s*https?://[^)\s]*\?[^)\s]*(?:\{|<|%7b)")
 
 
@@ -114,6 +121,13 @@ def _told(folded: str, lo: int, hi: int, destination: re.Match[str]) -> list[re.
     after = _LET_KNOW.search(folded, destination.end(), hi) is not None
     return [v for v in _TELL_VERB.finditer(folded, lo, destination.start())
             if _imperative(folded, v) and (after or v.group() not in ("let", "loop", "keep"))]
+
+
+def _contact_line(folded: str, verb: re.Match[str], destination: re.Match[str]) -> bool:
+    """True when ``verb`` and ``destination`` make a contact line: bugs, issues or questions sent to an address."""
+    between = re.findall(r"[a-z]+", folded[verb.end():destination.start()])
+    return bool(between) and set(between) <= _CONTACT_WORDS and any(
+        w not in ("any", "all", "and", "or", "other", "please", "your", "to", "at") for w in between)
 
 
 def _named_for_contents(text: Text, norm: Normalised) -> list[dict[str, Any]]:
@@ -170,7 +184,7 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
         lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
         verbs = [v for v in _sinks(folded, lo, hi) if v.start() < m.start()] or (
             [b for b in _BCC.finditer(folded, lo, hi)] if "@" in m.group() else []) or _told(folded, lo, hi, m)
-        if not verbs or mentioned(folded, m.start(), m.end()):
+        if not verbs or mentioned(folded, m.start(), m.end()) or all(_contact_line(folded, v, m) for v in verbs):
             continue
         if _USER_SUPPLIED.search(folded, lo, hi) and not m.group().startswith("http"):
             continue

@@ -173,8 +173,9 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"|include|attach"
           r"|upload|call|fetch|collect|log|record|store|dump|copy|forward)\b"),
     _rule(_MARKUP, "directive markup",
-          r"<\s*/?\s*(?:important|system|sys|instructions?|hidden|admin|secret|assistant|directive|override|prompt"
-          r"|ai[ -]only|model[ -]only|priority|critical)\b[^<>]{0,40}>"),
+          r"<\s*/?\s*(?:important|system|instructions?|hidden|secret|assistant|ai[ -]only|model[ -]only)\b[^<>]{0,40}>"
+          # words a usage line also writes as placeholders ("<priority>", "<override-file>") count when paired
+          r"|<\s*(sys|admin|directive|override|prompt|priority|critical)\b[^<>]{0,40}>(?=[\s\S]{0,4000}?<\s*/\s*\1\s*>)"),
     _rule(_MARKUP, "chat-template tokens", r"<\|\s*(?:im[ _]start|im[ _]end|system|user|assistant|endoftext"
                                            r"|eot[ _]id)\s*\|>"
           r"|\[/?inst\]|<<\s*/?sys\s*>>"),

@@ -26,6 +26,8 @@ from typing import Final
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
+from toolvet.domain.findings.languages import SCREEN_GROUPS
+
 
 def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
@@ -42,8 +44,8 @@ _CARRIERS: Final = _set(
 _SINK_WORDS: Final = " ".join(sorted(_SINKS))
 _SINK_OR_CARRIER: Final = " ".join(sorted(_SINKS | _CARRIERS))
 
-#: The rule families (:mod:`.phrases`, :mod:`.harvesting`, :mod:`.payloads`, :mod:`.secrets`).
-FAMILIES: Final = frozenset({"phrases", "harvesting", "payloads", "secrets"})
+#: The rule families (:mod:`.phrases`, :mod:`.languages`, :mod:`.harvesting`, :mod:`.payloads`, :mod:`.secrets`).
+FAMILIES: Final = frozenset({"phrases", "languages", "harvesting", "payloads", "secrets"})
 
 #: Per rule, its family and groups of words: a text can match the rule only when every group has a word in it.
 _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
@@ -103,6 +105,8 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("payloads", ("curl wget iwr invoke irm fetch dev nc mkfifo powershell iex exec eval base64 rm chmod",)),
         # key formats with a word prefix
         ("secrets", ("ghp gho ghu ghs ghr github glpat xoxa xoxb xoxp xoxo xoxs xoxr sk rk begin",)),
+        # the same phrase rules in other languages: those a plain-ASCII text can hold (Latin script)
+        *(("languages", groups) for groups in SCREEN_GROUPS),
     )
 )
 #: Every word some rule's groups name: the only words of a text the screen reads.

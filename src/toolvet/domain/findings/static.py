@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolvet.domain.findings import harvesting, payloads, phrases, secrets
+from toolvet.domain.findings import harvesting, languages, payloads, phrases, secrets
 from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.headers import ANNOTATION, header_findings
 from toolvet.domain.findings.hidden import Hidden
@@ -35,6 +35,14 @@ def _text_rules(text: Text, norm: Normalised, families: frozenset[str], depth: i
     found: list[dict[str, Any]] = []
     if "phrases" in families:
         found += phrases.check(text, norm)
+    if "languages" in families:
+        # One finding per code and string, as each family gives: another language's flagged match takes the
+        # place of an English one that was only quoted.
+        flagged = {f["code"] for f in found if f["severity"] != "info"}
+        more = languages.check(text, norm, flagged)
+        raised = {f["code"] for f in more if f["severity"] != "info"}
+        found = [f for f in found if f["code"] not in raised] + [
+            f for f in more if f["code"] in raised or f["code"] not in {g["code"] for g in found}]
     if "harvesting" in families:
         found += harvesting.check(text, norm)
     if "payloads" in families:
