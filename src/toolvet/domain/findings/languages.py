@@ -96,8 +96,9 @@ _FR_TELL = ("dis|dites|dire|mentionne|mentionnez|mentionner|revele|revelez|revel
             "|signalez|signaler|previens|prevenez|prevenir|informe|informez|informer|parle|parlez|parler")
 _FR_USER = r"(?:a\s+|aux\s+|de\s+)?(?:l['\u2019]\s*)?utilisat(?:eur|rice)s?\b"
 
-_DE_VERB = ("ignoriere|ignorier|ignoriert|ignorieren|vergiss|vergesst|vergessen|missachte|missachtet|missachten"
-            "|befolge keine|befolgt keine|befolge nicht|setze dich uber|setz dich uber|hinwegsetzen")
+# Not "ignoriert", "missachtet", "befolgt keine": also the third person, what a tool says it does.
+_DE_VERB = ("ignoriere|ignorier|ignorieren|vergiss|vergesst|vergessen|missachte|missachten"
+            "|befolge keine|befolge nicht|setze dich uber|setz dich uber|hinwegsetzen")
 _DE_PRE = "alle|samtliche|deine|ihre|jegliche|jede"
 _DE_POST = ("vorherigen|vorherige|bisherigen|bisherige|fruheren|fruhere|vorigen|vorige|obigen|obige|ursprunglichen"
             "|ursprungliche|alten|erhaltenen|system")
@@ -142,11 +143,21 @@ class _Latin:
     void: str
     user: tuple[str, ...]  # what every secrecy rule's match holds: the stems of the word for the user
     rules: tuple[tuple[str, str, str], ...] = ()  # the secrecy rules: code, label, pattern
+    #: Words of ``obj`` that name rules of any kind ("reglas", "Regeln"): set aside with "all" they are what
+    #: a tool describes doing ("Ignora todas las reglas opcionales" is also "it ignores all optional rules":
+    #: these languages write the imperative and the third person alike); with "your" they are the model's.
+    weak: str = ""
+    #: Words of ``pre`` that make the instructions the model's own ("tus", "deine").
+    mine: str = ""
 
     def patterns(self) -> tuple[tuple[str, str, str], ...]:
         verb, pre, post, obj, void = (_alt(x) for x in (self.verb, self.pre, self.post, self.obj, self.void))
+        weak = set(self.weak.split("|"))
+        strong = _alt("|".join(w for w in self.obj.split("|") if w not in weak))
+        mine = _alt(self.mine)
         return (
-            (_OVERRIDE, _SET_ASIDE, rf"\b{verb}\b{_w(3)}[\s,:;]+{pre}\b{_w(3)}[\s,:;]+{obj}\b"),
+            (_OVERRIDE, _SET_ASIDE, rf"\b{verb}\b{_w(3)}[\s,:;]+{pre}\b{_w(3)}[\s,:;]+{strong}\b"),
+            (_OVERRIDE, _SET_ASIDE, rf"\b{verb}\b{_w(3)}[\s,:;]+{mine}\b{_w(3)}[\s,:;]+{obj}\b"),
             (_OVERRIDE, _SET_ASIDE, rf"\b{verb}\b{_w(3)}[\s,:;]+{obj}\b{_w(4)}[\s,:;]+{post}\b"),
             (_OVERRIDE, _VOID, rf"\b(?:{pre}\b{_w(2)}[\s,:;]+)?{obj}\b{_w(2)}[\s,:;]+{post}\b{_w(3)}[\s,:;]+{void}\b"),
             (_OVERRIDE, _VOID, rf"\b{pre}\b{_w(2)}[\s,:;]+{obj}\b{_w(3)}[\s,:;]+{void}\b"),
@@ -156,7 +167,8 @@ class _Latin:
 
 
 _LATIN: Final = (
-    _Latin("Spanish", _ES_VERB, _ES_PRE, _ES_POST, _ES_OBJ, _ES_VOID, ("usuari",), (
+    _Latin("Spanish", _ES_VERB, _ES_PRE, _ES_POST, _ES_OBJ, _ES_VOID, ("usuari",), weak="reglas|normas|pautas|ordenes",
+           mine="tus|sus", rules=(
         (_SECRECY, _KEEP_FROM, rf"\b(?:no|nunca|jamas)\s+(?:(?:le|les|se|lo|la|los|nada)\s+)*{_alt(_ES_TELL)}\b"
                                rf"{_w(4)}[\s,:;]+{_ES_USER}"),
         (_SECRECY, _KEEP_FROM, rf"\bsin\s+(?:decir|decirle|decirselo|informar|informarle|avisar|avisarle|notificar"
@@ -167,7 +179,8 @@ _LATIN: Final = (
         (_SECRECY, _NOT_KNOW, r"\b(?:el|la|los|las)\s+usuari[oa]s?\s+no\s+(?:debe|deben|debera|puede|pueden|tiene que"
                               r"|tienen que|necesita|necesitan)\s+(?:saber|enterarse|ver|notar|darse cuenta)\b"),
     )),
-    _Latin("French", _FR_VERB, _FR_PRE, _FR_POST, _FR_OBJ, _FR_VOID, ("utilisat",), (
+    _Latin("French", _FR_VERB, _FR_PRE, _FR_POST, _FR_OBJ, _FR_VOID, ("utilisat",), weak="regles|ordres",
+           mine="tes|vos", rules=(
         (_SECRECY, _KEEP_FROM, rf"\bne\s+(?:(?:le|la|les|lui|leur|en|rien|jamais|l['\u2019])\s*)*{_alt(_FR_TELL)}\b"
                                rf"(?:\s+(?:pas|rien|jamais))?{_w(4)}[\s,:;]+{_FR_USER}"),
         (_SECRECY, _KEEP_FROM, r"\bsans\s+(?:(?:le|lui|en|l['\u2019])\s*)?(?:dire|informer|prevenir|avertir|mentionner"
@@ -182,7 +195,8 @@ _LATIN: Final = (
                               r"(?:pas|jamais|rien)\s+(?:le\s+|en\s+)?"
                               r"(?:savoir|voir|remarquer|apprendre|etre informe)\b"),
     )),
-    _Latin("German", _DE_VERB, _DE_PRE, _DE_POST, _DE_OBJ, _DE_VOID, ("benutzer", "nutzer", "anwender"), (
+    _Latin("German", _DE_VERB, _DE_PRE, _DE_POST, _DE_OBJ, _DE_VOID, ("benutzer", "nutzer", "anwender"),
+           weak="regeln|befehle", mine="deine|ihre", rules=(
         (_SECRECY, _KEEP_FROM, rf"\b{_alt(_DE_TELL)}\s+{_DE_USER}\s+(?:davon\s+|dazu\s+|hiervon\s+|daruber\s+)?"
                                r"(?:nichts|nicht|kein\w*)\b"),
         (_SECRECY, _KEEP_FROM, rf"\b{_DE_USER}\s+(?:davon\s+|dazu\s+|hiervon\s+|daruber\s+)?nichts\b{_w(3)}[\s,:;]+"
@@ -195,7 +209,8 @@ _LATIN: Final = (
         (_SECRECY, _HIDE, r"\b(?:verbirg|verberge|verbergen|verheimliche|verheimlichen|verstecke|verstecken)\b"
                           rf"{_w(5)}[\s,:;]+vor\s+{_DE_USER}|\bvor\s+{_DE_USER}\s+(?:geheim|verborgen|versteckt)\b"),
     )),
-    _Latin("Portuguese", _PT_VERB, _PT_PRE, _PT_POST, _PT_OBJ, _PT_VOID, ("usuari", "utilizador"), (
+    _Latin("Portuguese", _PT_VERB, _PT_PRE, _PT_POST, _PT_OBJ, _PT_VOID, ("usuari", "utilizador"),
+           weak="regras|ordens|normas", mine="suas|tuas", rules=(
         (_SECRECY, _KEEP_FROM, rf"\b(?:nao|nunca|jamais)\s+(?:(?:lhe|o|a|nada)\s+)*{_alt(_PT_TELL)}\b{_w(4)}[\s,:;]+"
                                rf"{_PT_USER}"),
         (_SECRECY, _KEEP_FROM, r"\bsem\s+(?:contar|dizer|informar|avisar|mencionar|notificar|mostrar)\b"
@@ -205,7 +220,8 @@ _LATIN: Final = (
         (_SECRECY, _NOT_KNOW, r"\bo\s+(?:usuario|utilizador)\s+nao\s+(?:deve|pode|precisa|tem que)\s+"
                               r"(?:saber|ver|perceber|notar|descobrir)\b"),
     )),
-    _Latin("Italian", _IT_VERB, _IT_PRE, _IT_POST, _IT_OBJ, _IT_VOID, ("utent",), (
+    _Latin("Italian", _IT_VERB, _IT_PRE, _IT_POST, _IT_OBJ, _IT_VOID, ("utent",), weak="regole|ordini",
+           mine="tue|sue|vostre", rules=(
         (_SECRECY, _KEEP_FROM, rf"\bnon\s+(?:(?:lo|gli|le|mai|nulla|niente)\s+)*{_alt(_IT_TELL)}\b{_w(4)}[\s,:;]+"
                                rf"{_IT_USER}"),
         (_SECRECY, _KEEP_FROM, r"\bsenza\s+(?:dire|dirlo|informare|avvisare|avvertire|menzionare|segnalare)\b"
@@ -257,12 +273,17 @@ _JA_QUAL = r"(?:以前|これまで|今まで|前|上記|先|元|最初|すべ�
 _JA_OBJ = r"(?:指示|命令|ルール|規則|指令|プロンプト|制約|方針)"
 
 #: Telling the model to do it ("無視して", "忘れてください"), not saying what happens ("無視されます": are ignored).
-_JA_SET_ASIDE = (r"(?:無視(?:して|しろ|せよ|すること|しなさい)|忘れ(?:て|ろ|なさい)|破棄(?:して|しろ|せよ)"
+_JA_SET_ASIDE = (r"(?:無視(?:して(?=ください|下さい|ね|[、。！!」\s]|$)|しろ|せよ|すること|しなさい)"
+                 r"|忘れ(?:て(?=ください|下さい|ね|[、。！!」\s]|$)|ろ|なさい)|破棄(?:して|しろ|せよ)"
                  r"|従わな(?:いで|くてよい|くてい)|従う必要は(?:ありません|ない)|守らな(?:いで|くてよい|くてい))")
 
 _KO_USER = r"(?:사용자|유저|이용자)"
 #: Telling the model to do it ("무시하세요", "무시하고"), not saying what happens ("무시될 것입니다": will be ignored).
-_KO_SET_ASIDE = (r"(?:무시(?:하고|하세요|하십시오|해라|해요|해\s|하라|할\s*것)|잊어(?:버리|라|요|\s)"
+#: "무시하고" (ignoring … and) is an order only when its sentence ends in one ("… 대답하세요"), not in a
+#: description ("… 검색합니다": searches).
+_KO_ORDER_ENDS = r"(?=[^.!?\n]{0,40}?(?:세요|십시오|하라|해라|마라|말라)(?:[.!?\s]|$))"
+_KO_SET_ASIDE = (rf"(?:무시(?:하고{_KO_ORDER_ENDS}|하세요|하십시오|해라"
+                 r"|해요|해\s|하라|할\s*것)|잊어(?:버리|라|요|\s)"
                  r"|잊으(?:세요|십시오)|따르지\s*(?:마|말))")
 _KO_QUAL = r"(?:이전|앞의|앞선|기존|모든|위의|원래|시스템|초기)"
 _KO_OBJ = r"(?:지시사항|지시|지침|명령|규칙|안내|프롬프트)"
