@@ -17,7 +17,7 @@ from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised
 
-_SENSITIVE: Final = re.compile(
+SENSITIVE: Final = re.compile(
     r"~/\.ssh\b|\.ssh/|\bid (?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|~/\.aws\b|\.aws/(?:credentials|config)"
     r"|~/\.config/gcloud|gcloud/\S*credentials|application default credentials|~/\.kube\b|\.kube/config"
     r"|(?:^|(?<=[\s/'\"`(]))\.env\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.pgpass\b|\.git-credentials\b"
@@ -111,8 +111,13 @@ def _imperative(folded: str, m: re.Match[str]) -> bool:
     return not before or before[-1] not in _NOUN_BEFORE
 
 
+#: A negation right before a sink verb: "never upload your ~/.ssh keys anywhere" forbids it.
+_NEGATED: Final = re.compile(r"\b(?:never|not|don'?t|dont|cannot|can'?t|won'?t|shouldn'?t|mustn'?t)\s+(?:\w+\s+)?$")
+
+
 def _sinks(folded: str, lo: int, hi: int) -> list[re.Match[str]]:
-    return [m for m in _SINK_VERB.finditer(folded, lo, hi) if _imperative(folded, m)]
+    return [m for m in _SINK_VERB.finditer(folded, lo, hi)
+            if _imperative(folded, m) and _NEGATED.search(folded, max(lo, m.start() - 30), m.start()) is None]
 
 
 def _told(folded: str, lo: int, hi: int, destination: re.Match[str]) -> list[re.Match[str]]:
@@ -162,7 +167,7 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
                            span=norm.span(m.start(), m.end()), evidence=norm.evidence(m.start(), m.end())))
 
     harvested = False
-    for m in list(_SENSITIVE.finditer(folded)) + list(_SECRETS_KNOWN.finditer(folded)):
+    for m in list(SENSITIVE.finditer(folded)) + list(_SECRETS_KNOWN.finditer(folded)):
         lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
         if m.re is _SECRETS_KNOWN:
             asked = bool(_sinks(folded, lo, hi)) or (in_parameter and carrier)
@@ -174,7 +179,7 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
             harvested = True
             break
     if not harvested:
-        path = _SENSITIVE.search(folded)
+        path = SENSITIVE.search(folded)
         if path is not None:
             out.append(finding("sensitive-path", "info", "names a credential or sensitive path", text.path,
                                span=norm.span(path.start(), path.end()),

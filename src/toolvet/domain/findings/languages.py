@@ -243,7 +243,7 @@ _LATIN_SYSTEM = "sistema|systeme|wichtig|importante|geheim"
 
 # ---------------------------------------------------------------------------- native-script languages
 
-_NATIVE_SCRIPT: Final = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+NATIVE_SCRIPT: Final = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
                                    r"\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _CJK_CLAUSE = r"[^。！？!?\n]"
 _KO_CLAUSE = r"[^.!?\n]"
@@ -374,26 +374,31 @@ _LABELS: Final = re.compile(
 _SENTENCE_STOPS: Final = re.compile(r"[。！？!?;；\n]|\.(?:\s|$)")
 
 
-def _sentence_start(text: str, at: int) -> int:
+def sentence_start(text: str, at: int) -> int:
     start = 0
     for m in _SENTENCE_STOPS.finditer(text, 0, at):
         start = m.end()
     return start
 
 
-def _talked_about(text: str, start: int, end: int) -> bool:
+def sentence_end(text: str, at: int) -> int:
+    m = _SENTENCE_STOPS.search(text, at)
+    return m.end() if m else len(text)
+
+
+def talked_about(text: str, start: int, end: int) -> bool:
     """Quoted, or after a label in the same sentence (any of the languages here, or English)."""
     if any(m.start() < start and end <= m.end() for m in _QUOTES.finditer(text, max(0, start - 300),
                                                                           min(len(text), end + 300))):
         return True
-    return _LABELS.search(text, _sentence_start(text, start), start) is not None or mentioned(text, start, end)
+    return _LABELS.search(text, sentence_start(text, start), start) is not None or mentioned(text, start, end)
 
 
 # ---------------------------------------------------------------------------- the native form
 
 
 @dataclass(frozen=True, slots=True)
-class _Native:
+class Native:
     text: str
     origin: tuple[int, ...]
 
@@ -401,7 +406,7 @@ class _Native:
         return self.origin[start], self.origin[end - 1] + 1
 
 
-def native(original: str) -> _Native:
+def native(original: str) -> Native:
     """``original`` as the native-script rules read it: NFKC, lower-cased (``ё`` read as ``е``), hidden
     characters removed, runs of whitespace as one space (a line break kept as one), and for every
     character the index of the original character it came from."""
@@ -422,7 +427,7 @@ def native(original: str) -> _Native:
         for c in unicodedata.normalize("NFKC", ch).lower().replace("ё", "е"):
             chars.append(c)
             origin.append(i)
-    return _Native("".join(chars), tuple(origin))
+    return Native("".join(chars), tuple(origin))
 
 
 # ---------------------------------------------------------------------------- the rules
@@ -468,7 +473,7 @@ _LATIN_GATES: Final = re.compile(r"\b(?:" + "|".join(
     for w, gates in sorted(_GATE_WORDS.items(), key=lambda item: -len(item[0]))) + ")")
 
 
-def _opened(norm: Normalised, native_form: _Native | None) -> set[str]:
+def _opened(norm: Normalised, native_form: Native | None) -> set[str]:
     """The gates a string opens: the Latin-script words found, ``markup``, and the scripts it holds."""
     found: set[str] = set()
     for m in _LATIN_GATES.finditer(norm.folded):
@@ -517,7 +522,7 @@ SCREEN_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
 def check(text: Text, norm: Normalised, have: Collection[str] = ()) -> list[dict[str, Any]]:
     """The findings of every rule here on one string, one per code at its first match not talked about
     (or, when every match is, at the first), leaving out the codes in ``have`` (:mod:`.phrases` found them)."""
-    native_form = native(norm.original) if _NATIVE_SCRIPT.search(norm.original) else None
+    native_form = native(norm.original) if NATIVE_SCRIPT.search(norm.original) else None
     opened = _opened(norm, native_form)
     if not opened:
         return []
@@ -534,7 +539,7 @@ def check(text: Text, norm: Normalised, have: Collection[str] = ()) -> list[dict
         for m in rule.pattern.finditer(subject):
             if rule.without and _negated_before(subject, m.start(), rule.native):
                 continue
-            talked = _talked_about(subject, m.start(), m.end())
+            talked = talked_about(subject, m.start(), m.end())
             if talked and rule.code in best:
                 continue
             severity: Severity = "info" if talked else "high"
@@ -548,5 +553,5 @@ def check(text: Text, norm: Normalised, have: Collection[str] = ()) -> list[dict
 
 
 def _negated_before(subject: str, at: int, native_script: bool) -> bool:
-    before = subject[_sentence_start(subject, at):at]
+    before = subject[sentence_start(subject, at):at]
     return (_NATIVE_NEGATION if native_script else _LATIN_NEGATION).search(before) is not None

@@ -27,6 +27,7 @@ from typing import Final
 from ahocorasick_rs import AhoCorasick, Implementation
 
 from toolvet.domain.findings.languages import SCREEN_GROUPS
+from toolvet.domain.findings.languages_harvesting import SCREEN_SINKS
 
 
 def _set(words: str) -> frozenset[str]:
@@ -107,6 +108,11 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("secrets", ("ghp gho ghu ghs ghr github glpat xoxa xoxb xoxp xoxo xoxs xoxr sk rk begin",)),
         # the same phrase rules in other languages: those a plain-ASCII text can hold (Latin script)
         *(("languages", groups) for groups in SCREEN_GROUPS),
+        # a sensitive path passed on with another language's verb (languages_harvesting): a word of a path
+        # (or a mark) and a Latin-script sink verb
+        ("languages", ("ssh rsa dsa ecdsa ed25519 aws gcloud kube env npmrc pypirc netrc pgpass docker claude mcp "
+                       "cursor codeium appdata keychain gnupg wallet etc credentials cookie cookies browser secret "
+                       "secrets private", SCREEN_SINKS)),
     )
 )
 #: Every word some rule's groups name: the only words of a text the screen reads.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolvet.domain.findings import harvesting, languages, payloads, phrases, secrets
+from toolvet.domain.findings import harvesting, languages, languages_harvesting, payloads, phrases, secrets
 from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.headers import ANNOTATION, header_findings
 from toolvet.domain.findings.hidden import Hidden
@@ -49,6 +49,11 @@ def _text_rules(text: Text, norm: Normalised, families: frozenset[str], depth: i
         found += payloads.check(text, norm, recheck, depth)
     if "secrets" in families:
         found += secrets.check(text, norm)
+    if "languages" in families and not any(f["code"] == "credential-harvest" for f in found):
+        foreign = languages_harvesting.check(text, norm)
+        if foreign is not None and foreign["severity"] != "info":
+            # passed on, not only named: it takes the place of the sensitive-path note
+            found = [f for f in found if f["code"] != "sensitive-path"] + [foreign]
     return found
 
 
