@@ -29,7 +29,7 @@ from toolvet.domain.findings.context import mentioned
 from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.hidden import is_hidden
 from toolvet.domain.findings.strings import Text
-from toolvet.domain.findings.text import Normalised
+from toolvet.domain.findings.text import Normalised, collapse_space
 
 _OVERRIDE = "instruction-override"
 _MARKUP = "directive-markup"
@@ -413,16 +413,7 @@ def native(original: str) -> Native:
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(original):
-        if is_hidden(ch, original, i):
-            continue
-        if ch.isspace():
-            sep = "\n" if ch in "\n\u2028\u2029\x85" else " "
-            if chars and chars[-1] in " \n":
-                if sep == "\n":
-                    chars[-1] = "\n"
-                continue
-            chars.append(sep)
-            origin.append(i)
+        if is_hidden(ch, original, i) or collapse_space(chars, origin, ch, i):
             continue
         for c in unicodedata.normalize("NFKC", ch).lower().replace("ё", "е"):
             chars.append(c)

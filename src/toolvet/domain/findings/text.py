@@ -96,6 +96,21 @@ class Normalised:
         return self.original[a:b]
 
 
+def collapse_space(chars: list[str], origin: list[int], ch: str, at: int) -> bool:
+    """Whether ``ch`` (the original character at ``at``) is whitespace, which goes to ``chars`` (and its
+    index to ``origin``) as one space per run, a line break kept as one."""
+    if not (ch in _SPACE_LIKE or ch == "\n" or ch.isspace()):
+        return False
+    sep = "\n" if ch in "\n\u2028\u2029\x85" else " "
+    if chars and chars[-1] in " \n":
+        if sep == "\n":
+            chars[-1] = "\n"
+        return True
+    chars.append(sep)
+    origin.append(at)
+    return True
+
+
 def _plain(text: str) -> bool:
     # ASCII without a character the loop would change: then folded is text.lower() and origin the identity.
     return text.isascii() and text.isprintable() and "  " not in text
@@ -116,14 +131,7 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
         if is_hidden(ch, text, i):
             hidden = note_hidden(hidden, ch, text, i)
             continue
-        if ch in _SPACE_LIKE or ch == "\n" or ch.isspace():
-            sep = "\n" if ch in "\n\u2028\u2029\x85" else " "
-            if chars and chars[-1] in " \n":
-                if sep == "\n":
-                    chars[-1] = "\n"
-                continue
-            chars.append(sep)
-            origin.append(i)
+        if collapse_space(chars, origin, ch, i):
             continue
         out = ch if ch.isascii() else _fold(ch)
         # Only a letter of another script imitates a Latin one: a sign that folds to a letter (U+00D7, the
