@@ -40,7 +40,7 @@ _SINK_VERB: Final = re.compile(
 #: Words that make a following verb a noun or a description ("an HTTP POST", "the upload").
 _NOUN_BEFORE: Final = frozenset({"a", "an", "the", "http", "this", "that", "each", "its", "their", "your", "our",
                                  "to", "of", "blog", "new"})
-_DESTINATION: Final = re.compile(
+DESTINATION: Final = re.compile(
     r"\bhttps?://[^\s)'\"<>`]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
     r"|\btelemetry (?:collector|endpoint|server)\b|\bour (?:server|endpoint|collector|api|backend)\b"
 )
@@ -54,7 +54,7 @@ _DATA: Final = re.compile(
     r"|\b(?:system prompt|your instructions|your prompt|your configuration)\b"
 )
 #: Parameter names that poisoned tools use to carry data out under an innocent label.
-_CARRIER_PARAMETERS: Final = frozenset({
+CARRIER_PARAMETERS: Final = frozenset({
     "sidenote", "side_note", "notes", "note", "context", "feedback", "extra", "metadata", "meta", "comment",
     "comments", "debug", "summary", "reasoning", "details", "memo", "annotation", "aside", "remarks", "log",
     "trace", "telemetry", "info", "data", "payload", "config", "auth", "auth_blob", "token", "report",
@@ -158,7 +158,7 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
     folded = norm.folded
     out: list[dict[str, Any]] = []
     in_parameter = text.parameter is not None and text.path.startswith("inputSchema") and not text.key
-    carrier = text.parameter is not None and text.parameter.lower() in _CARRIER_PARAMETERS
+    carrier = text.parameter is not None and text.parameter.lower() in CARRIER_PARAMETERS
 
     def add(code: str, severity: Severity, message: str, m: re.Match[str]) -> None:
         quoted = mentioned(folded, m.start(), m.end())
@@ -185,7 +185,7 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
                                span=norm.span(path.start(), path.end()),
                                evidence=norm.evidence(path.start(), path.end())))
 
-    for m in _DESTINATION.finditer(folded):
+    for m in DESTINATION.finditer(folded):
         lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
         verbs = [v for v in _sinks(folded, lo, hi) if v.start() < m.start()] or (
             [b for b in _BCC.finditer(folded, lo, hi)] if "@" in m.group() else []) or _told(folded, lo, hi, m)
@@ -214,7 +214,7 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
             asked = carrier or bool(_sinks(folded, lo, hi)) or " here" in sentence
         else:
             asked = bool(_sinks(folded, lo, hi)) and (
-                _DESTINATION.search(folded, lo, hi) is not None or _ARGUMENT.search(sentence) is not None)
+                DESTINATION.search(folded, lo, hi) is not None or _ARGUMENT.search(sentence) is not None)
         if asked:
             add("data-collection", "high", "asks the model to put the user's data into an argument or request", m)
             break

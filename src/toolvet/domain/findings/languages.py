@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 from toolvet.domain.findings.context import mentioned
@@ -406,6 +407,7 @@ class Native:
         return self.origin[start], self.origin[end - 1] + 1
 
 
+@lru_cache(maxsize=256)  # the phrase rules and languages_harvesting read the same string
 def native(original: str) -> Native:
     """``original`` as the native-script rules read it: NFKC, lower-cased (``ё`` read as ``е``), hidden
     characters removed, runs of whitespace as one space (a line break kept as one), and for every

@@ -27,7 +27,7 @@ from typing import Final
 from ahocorasick_rs import AhoCorasick, Implementation
 
 from toolvet.domain.findings.languages import SCREEN_GROUPS
-from toolvet.domain.findings.languages_harvesting import SCREEN_SINKS
+from toolvet.domain.findings.languages_harvesting import SCREEN_DATA, SCREEN_SINKS
 
 
 def _set(words: str) -> frozenset[str]:
@@ -113,6 +113,8 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("languages", ("ssh rsa dsa ecdsa ed25519 aws gcloud kube env npmrc pypirc netrc pgpass docker claude mcp "
                        "cursor codeium appdata keychain gnupg wallet etc credentials cookie cookies browser secret "
                        "secrets private", SCREEN_SINKS)),
+        # the user's data put into an argument with another language's verb (an address is a mark)
+        ("languages", (SCREEN_DATA, SCREEN_SINKS)),
     )
 )
 #: Every word some rule's groups name: the only words of a text the screen reads.

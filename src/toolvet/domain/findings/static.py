@@ -49,11 +49,14 @@ def _text_rules(text: Text, norm: Normalised, families: frozenset[str], depth: i
         found += payloads.check(text, norm, recheck, depth)
     if "secrets" in families:
         found += secrets.check(text, norm)
-    if "languages" in families and not any(f["code"] == "credential-harvest" for f in found):
-        foreign = languages_harvesting.check(text, norm)
-        if foreign is not None and foreign["severity"] != "info":
-            # passed on, not only named: it takes the place of the sensitive-path note
-            found = [f for f in found if f["code"] != "sensitive-path"] + [foreign]
+    if "languages" in families:
+        flagged = {f["code"] for f in found if f["severity"] != "info"}
+        passed = {f["code"]: f for f in languages_harvesting.check(text, norm, flagged) if f["severity"] != "info"}
+        if passed:
+            # a path passed on, not only named, takes the place of the sensitive-path note; a flagged finding
+            # that of a quoted one of its code
+            gone = {*passed, "sensitive-path"} if "credential-harvest" in passed else set(passed)
+            found = [f for f in found if f["code"] not in gone] + list(passed.values())
     return found
 
 
