@@ -167,19 +167,30 @@ class _Latin:
         )
 
 
+def _romance_secrecy(negation: str, pronouns: str, tell: str, user: str, without: str, hide: str,
+                     hidden_from: str, must_not_know: str) -> tuple[tuple[str, str, str], ...]:
+    """The secrecy rules of Spanish, Portuguese and Italian, which say them alike: a negation (and the
+    ``pronouns`` that may stand before the verb) and a verb of telling, then the ``user``; ``without`` (the
+    word and its verbs of telling), then the user; a verb of hiding, then ``hidden_from``; and the user who
+    must not know (``must_not_know``, a whole pattern)."""
+    return (
+        (_SECRECY, _KEEP_FROM, rf"\b(?:{negation})\s+(?:(?:{pronouns})\s+)*{_alt(tell)}\b{_w(4)}[\s,:;]+{user}"),
+        (_SECRECY, _KEEP_FROM, rf"\b{without}\b{_w(3)}[\s,:;]+{user}"),
+        (_SECRECY, _HIDE, rf"\b(?:{hide})\b{_w(5)}[\s,:;]+{hidden_from}"),
+        (_SECRECY, _NOT_KNOW, must_not_know),
+    )
+
+
 _LATIN: Final = (
     _Latin("Spanish", _ES_VERB, _ES_PRE, _ES_POST, _ES_OBJ, _ES_VOID, ("usuari",), weak="reglas|normas|pautas|ordenes",
-           mine="tus|sus", rules=(
-        (_SECRECY, _KEEP_FROM, rf"\b(?:no|nunca|jamas)\s+(?:(?:le|les|se|lo|la|los|nada)\s+)*{_alt(_ES_TELL)}\b"
-                               rf"{_w(4)}[\s,:;]+{_ES_USER}"),
-        (_SECRECY, _KEEP_FROM, rf"\bsin\s+(?:decir|decirle|decirselo|informar|informarle|avisar|avisarle|notificar"
-                               rf"|notificarle|mencionar|mencionarlo|mencionarselo|contar|contarle|contarselo)\b"
-                               rf"{_w(3)}[\s,:;]+{_ES_USER}"),
-        (_SECRECY, _HIDE, rf"\b(?:oculta|ocultale|ocultar|oculte|esconde|escondele|esconder|esconda)\b{_w(5)}"
-                          r"[\s,:;]+(?:al|del|de los|de la|a los)\s+usuari[oa]s?\b"),
-        (_SECRECY, _NOT_KNOW, r"\b(?:el|la|los|las)\s+usuari[oa]s?\s+no\s+(?:debe|deben|debera|puede|pueden|tiene que"
-                              r"|tienen que|necesita|necesitan)\s+(?:saber|enterarse|ver|notar|darse cuenta)\b"),
-    )),
+           mine="tus|sus", rules=_romance_secrecy(
+        "no|nunca|jamas", "le|les|se|lo|la|los|nada", _ES_TELL, _ES_USER,
+        r"sin\s+(?:decir|decirle|decirselo|informar|informarle|avisar|avisarle|notificar|notificarle|mencionar"
+        r"|mencionarlo|mencionarselo|contar|contarle|contarselo)",
+        "oculta|ocultale|ocultar|oculte|esconde|escondele|esconder|esconda",
+        r"(?:al|del|de los|de la|a los)\s+usuari[oa]s?\b",
+        r"\b(?:el|la|los|las)\s+usuari[oa]s?\s+no\s+(?:debe|deben|debera|puede|pueden|tiene que|tienen que|necesita"
+        r"|necesitan)\s+(?:saber|enterarse|ver|notar|darse cuenta)\b")),
     _Latin("French", _FR_VERB, _FR_PRE, _FR_POST, _FR_OBJ, _FR_VOID, ("utilisat",), weak="regles|ordres",
            mine="tes|vos", rules=(
         (_SECRECY, _KEEP_FROM, rf"\bne\s+(?:(?:le|la|les|lui|leur|en|rien|jamais|l['\u2019])\s*)*{_alt(_FR_TELL)}\b"
@@ -211,27 +222,21 @@ _LATIN: Final = (
                           rf"{_w(5)}[\s,:;]+vor\s+{_DE_USER}|\bvor\s+{_DE_USER}\s+(?:geheim|verborgen|versteckt)\b"),
     )),
     _Latin("Portuguese", _PT_VERB, _PT_PRE, _PT_POST, _PT_OBJ, _PT_VOID, ("usuari", "utilizador"),
-           weak="regras|ordens|normas", mine="suas|tuas", rules=(
-        (_SECRECY, _KEEP_FROM, rf"\b(?:nao|nunca|jamais)\s+(?:(?:lhe|o|a|nada)\s+)*{_alt(_PT_TELL)}\b{_w(4)}[\s,:;]+"
-                               rf"{_PT_USER}"),
-        (_SECRECY, _KEEP_FROM, r"\bsem\s+(?:contar|dizer|informar|avisar|mencionar|notificar|mostrar)\b"
-                               rf"{_w(3)}[\s,:;]+{_PT_USER}"),
-        (_SECRECY, _HIDE, r"\b(?:esconda|oculte|esconder|ocultar)\b"
-                          rf"{_w(5)}[\s,:;]+(?:do|dos|da|das)\s+(?:usuari|utilizador)(?:o|os|a|as|es)?\b"),
-        (_SECRECY, _NOT_KNOW, r"\bo\s+(?:usuario|utilizador)\s+nao\s+(?:deve|pode|precisa|tem que)\s+"
-                              r"(?:saber|ver|perceber|notar|descobrir)\b"),
-    )),
+           weak="regras|ordens|normas", mine="suas|tuas", rules=_romance_secrecy(
+        "nao|nunca|jamais", "lhe|o|a|nada", _PT_TELL, _PT_USER,
+        r"sem\s+(?:contar|dizer|informar|avisar|mencionar|notificar|mostrar)",
+        "esconda|oculte|esconder|ocultar",
+        r"(?:do|dos|da|das)\s+(?:usuari|utilizador)(?:o|os|a|as|es)?\b",
+        r"\bo\s+(?:usuario|utilizador)\s+nao\s+(?:deve|pode|precisa|tem que)\s+(?:saber|ver|perceber|notar"
+        r"|descobrir)\b")),
     _Latin("Italian", _IT_VERB, _IT_PRE, _IT_POST, _IT_OBJ, _IT_VOID, ("utent",), weak="regole|ordini",
-           mine="tue|sue|vostre", rules=(
-        (_SECRECY, _KEEP_FROM, rf"\bnon\s+(?:(?:lo|gli|le|mai|nulla|niente)\s+)*{_alt(_IT_TELL)}\b{_w(4)}[\s,:;]+"
-                               rf"{_IT_USER}"),
-        (_SECRECY, _KEEP_FROM, r"\bsenza\s+(?:dire|dirlo|informare|avvisare|avvertire|menzionare|segnalare)\b"
-                               rf"{_w(3)}[\s,:;]+{_IT_USER}"),
-        (_SECRECY, _HIDE, rf"\b(?:nascondi|nascondere|nasconda)\b{_w(5)}[\s,:;]+"
-                          r"(?:all['\u2019]\s*|agli\s+)utent[ei]\b"),
-        (_SECRECY, _NOT_KNOW, r"\bl['\u2019]\s*utente\s+non\s+(?:deve|dovrebbe|puo)\s+(?:mai\s+)?(?:saperlo|sapere"
-                              r"|vederlo|vedere|accorgersene|notarlo|scoprirlo)\b"),
-    )),
+           mine="tue|sue|vostre", rules=_romance_secrecy(
+        "non", "lo|gli|le|mai|nulla|niente", _IT_TELL, _IT_USER,
+        r"senza\s+(?:dire|dirlo|informare|avvisare|avvertire|menzionare|segnalare)",
+        "nascondi|nascondere|nasconda",
+        r"(?:all['\u2019]\s*|agli\s+)utent[ei]\b",
+        r"\bl['\u2019]\s*utente\s+non\s+(?:deve|dovrebbe|puo)\s+(?:mai\s+)?(?:saperlo|sapere|vederlo|vedere"
+        r"|accorgersene|notarlo|scoprirlo)\b")),
 )
 
 #: "Without telling the user" after one of these in the same sentence is a duty to tell.
