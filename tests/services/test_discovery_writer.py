@@ -180,14 +180,15 @@ async def test_a_big_sweep_runs_with_the_heap_it_found_frozen_and_thaws_it_after
     with raw_listing_server({None: {"tools": [tool("a")]}}) as up:
         for index in range(3):
             servers.create_server(wctx, admin, {"name": f"up{index}", "url": up.url})
-        assert gc.get_freeze_count() == 0
+        # 0, or what the interpreter froze itself (CPython 3.12.1 starts with 375; the first unfreeze empties it)
+        before = gc.get_freeze_count()
         old = Cycle()
         old.me = old
         gone = weakref.ref(old)
         del old  # garbage, but only the collector can see it: frozen during the sweep, collected after
         with anyio.fail_after(60):
             await discovery.discover(wctx, admin, on_run=lambda run: frozen_during.append(gc.get_freeze_count()))
-    assert len(frozen_during) == 3 and min(frozen_during) > 0
+    assert len(frozen_during) == 3 and min(frozen_during) > before
     assert gc.get_freeze_count() == 0
     gc.collect()
     assert gone() is None
