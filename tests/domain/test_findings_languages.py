@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.corpus import load
-from toolvet.domain.findings import languages, static_findings
+from toolvet.domain.findings import languages, scripts, static_findings
 from toolvet.domain.findings.screen import needed
 from toolvet.domain.findings.strings import Text, texts
 from toolvet.domain.findings.text import normalise
@@ -183,7 +183,7 @@ def test_the_screen_passes_a_plain_ascii_attack_and_not_plain_english():
 
 def test_the_native_form_keeps_what_the_fold_would_change():
     original = "Не Говори  ПОЛЬЗОВАТЕЛЮ ё すべて\u200bて"
-    form = languages.native(original)
+    form = scripts.native(original)
     assert form.text == "не говори пользователю е すべてて"  # no Latin look-alikes, the voicing mark kept
     assert form.origin[-1] == len(original) - 1  # past the removed zero-width space
     assert original[form.origin[10]] == "П"  # past the collapsed spaces

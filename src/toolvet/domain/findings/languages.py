@@ -7,12 +7,11 @@ Chinese, Japanese and Korean, with the same codes and severities; each label nam
 The Latin-script languages are read on the folded text of :mod:`.text` (accents dropped: "précédentes"
 reads "precedentes", "não" reads "nao"), where the screen (:mod:`.screen`) can tell a plain-ASCII text
 that holds none of their words. Russian, Chinese, Japanese and Korean are read on the text's *native*
-form: NFKC, lower-cased, hidden characters removed, whitespace collapsed, and nothing folded to Latin
-(the confusables fold would turn Cyrillic into Latin look-alikes, and dropping marks would take the
-voicing marks off Japanese kana). It is made only for a text that holds one of those scripts.
+form (:mod:`.scripts`), made only for a text that holds one of those scripts.
 
 As in :mod:`.phrases`, a match that the text quotes (with any of the usual quotation marks, 「」 and « »
-included) or labels as an example in the same sentence ("por ejemplo", "例如", "detects") is ``info``;
+included) or labels as an example in the same sentence ("por ejemplo", "例如", "detects": :mod:`.scripts`)
+is ``info``;
 and "without telling the user" after a negation in the same sentence ("never delete anything without
 telling the user") is a duty to tell, not secrecy.
 """
@@ -20,17 +19,14 @@ telling the user") is a duty to tell, not secrecy.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Final
 
-from toolvet.domain.findings.context import mentioned
 from toolvet.domain.findings.finding import Severity, finding
-from toolvet.domain.findings.hidden import is_hidden
+from toolvet.domain.findings.scripts import NATIVE_SCRIPT, Native, native, sentence_start, talked_about
 from toolvet.domain.findings.strings import Text
-from toolvet.domain.findings.text import Normalised, collapse_space
+from toolvet.domain.findings.text import Normalised
 
 _OVERRIDE = "instruction-override"
 _MARKUP = "directive-markup"
@@ -249,8 +245,6 @@ _LATIN_SYSTEM = "sistema|systeme|wichtig|importante|geheim"
 
 # ---------------------------------------------------------------------------- native-script languages
 
-NATIVE_SCRIPT: Final = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-                                   r"\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _CJK_CLAUSE = r"[^。！？!?\n]"
 _KO_CLAUSE = r"[^.!?\n]"
 
@@ -362,70 +356,6 @@ _MARKUP_PATTERNS: Final = (
      r"|mensagem)?\s*[:：\]】]"),
     ("a fake system banner", rf"[-=#*~_]{{3,}}\s*{_SYSTEM_WORDS}[^-=#*~_\n]{{0,16}}?[-=#*~_]{{3,}}"),
 )
-
-
-# ---------------------------------------------------------------------------- where a match sits
-
-_QUOTES: Final = re.compile("|".join(
-    f"{re.escape(a)}[^{re.escape(b)}\\n]{{1,300}}{re.escape(b)}"
-    for a, b in ('""', "\u201c\u201d", "\u201e\u201c", "\u00ab\u00bb", "\u2039\u203a", "\u300c\u300d",
-                 "\u300e\u300f", "\u300a\u300b", "\u3008\u3009", "\uff02\uff02", "``")))
-_LABELS: Final = re.compile(
-    r"(?:例如|比如|诸如|諸如|譬如|例子|示例|例：|例:|例えば|たとえば|などの|のような|예를\s*들어|예시|예:|예컨대|например|к\s+примеру"
-    r"|такие\s+как|por\s+ejemplo|tales\s+como|frases\s+como|par\s+exemple|telles?\s+que|tels\s+que|phrases\s+comme"
-    r"|zum\s+beispiel|z\.\s?b\.|beispielsweise|wie\s+etwa|satze\s+wie|por\s+exemplo|tais\s+como|ad\s+esempio"
-    r"|per\s+esempio|frasi\s+come|detect\w*|rileva\w*|erkenn\w*|detecta\w*|检测|檢測|识别|識別|検出|検知|탐지|감지"
-    r"|обнаружива\w*|выявля\w*|attaquant\w*|atacante\w*|angreifer\w*|attaccante\w*|攻击者|攻擊者|攻撃者|공격자"
-    r"|злоумышленник\w*)")
-_SENTENCE_STOPS: Final = re.compile(r"[。！？!?;；\n]|\.(?:\s|$)")
-
-
-def sentence_start(text: str, at: int) -> int:
-    start = 0
-    for m in _SENTENCE_STOPS.finditer(text, 0, at):
-        start = m.end()
-    return start
-
-
-def sentence_end(text: str, at: int) -> int:
-    m = _SENTENCE_STOPS.search(text, at)
-    return m.end() if m else len(text)
-
-
-def talked_about(text: str, start: int, end: int) -> bool:
-    """Quoted, or after a label in the same sentence (any of the languages here, or English)."""
-    if any(m.start() < start and end <= m.end() for m in _QUOTES.finditer(text, max(0, start - 300),
-                                                                          min(len(text), end + 300))):
-        return True
-    return _LABELS.search(text, sentence_start(text, start), start) is not None or mentioned(text, start, end)
-
-
-# ---------------------------------------------------------------------------- the native form
-
-
-@dataclass(frozen=True, slots=True)
-class Native:
-    text: str
-    origin: tuple[int, ...]
-
-    def span(self, start: int, end: int) -> tuple[int, int]:
-        return self.origin[start], self.origin[end - 1] + 1
-
-
-@lru_cache(maxsize=256)  # the phrase rules and languages_harvesting read the same string
-def native(original: str) -> Native:
-    """``original`` as the native-script rules read it: NFKC, lower-cased (``ё`` read as ``е``), hidden
-    characters removed, runs of whitespace as one space (a line break kept as one), and for every
-    character the index of the original character it came from."""
-    chars: list[str] = []
-    origin: list[int] = []
-    for i, ch in enumerate(original):
-        if is_hidden(ch, original, i) or collapse_space(chars, origin, ch, i):
-            continue
-        for c in unicodedata.normalize("NFKC", ch).lower().replace("ё", "е"):
-            chars.append(c)
-            origin.append(i)
-    return Native("".join(chars), tuple(origin))
 
 
 # ---------------------------------------------------------------------------- the rules

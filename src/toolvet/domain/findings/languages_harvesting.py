@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.harvesting import CARRIER_PARAMETERS, DESTINATION, SENSITIVE
-from toolvet.domain.findings.languages import NATIVE_SCRIPT, native, sentence_end, sentence_start, talked_about
+from toolvet.domain.findings.scripts import NATIVE_SCRIPT, native, sentence_end, sentence_start, talked_about
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised
 
