@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gettext
 import hashlib
 import json
 import statistics
@@ -178,20 +177,20 @@ LOCALES = ("es", "fr", "de", "pt", "pt_BR", "it", "ru", "zh_CN", "zh_TW", "ja", 
 
 
 def _messages(folder: Path, locale: str) -> list[tuple[str, str, str]]:
-    """(catalog, English original, translation) of every non-empty translated message of ``locale``."""
+    """(catalog, English original, translation) of every non-empty translated message of ``locale``, each
+    plural form one message (read with ``polib``, a dev dependency: the standard library's ``gettext``
+    parses a catalog but offers no public way to list its messages)."""
+    import polib
+
     out: list[tuple[str, str, str]] = []
     for path in sorted((folder / locale / "LC_MESSAGES").glob("*.mo")):
         try:
-            with path.open("rb") as f:
-                catalog = gettext.GNUTranslations(f)._catalog  # the stdlib's parsed catalog: no public map
+            catalog = polib.mofile(str(path))
         except (OSError, UnicodeDecodeError, ValueError):
             continue  # a catalog in another encoding, or broken: not this benchmark's concern
-        for key, text in catalog.items():
-            original = key[0] if isinstance(key, tuple) else key
-            if isinstance(original, str):
-                original = original.rpartition("\x04")[2]  # "context\x04message": the message
-            if isinstance(text, str) and text.strip() and isinstance(original, str) and original:
-                out.append((path.stem, original, text))
+        for entry in catalog:
+            forms = list(entry.msgstr_plural.values()) if entry.msgstr_plural else [entry.msgstr]
+            out += [(path.stem, entry.msgid, text) for text in forms if entry.msgid and text.strip()]
     return out
 
 
