@@ -97,12 +97,13 @@ _OBLIGED_READ: Final = re.compile(
     r"|must (?:first|also)|before (?:using|calling|invoking|returning|answering|responding|proceeding|you))\b"
     r"[^.!?\n]{0,80}?\b(?:read|open|access|cat|load|call|fetch|retrieve|get|view|check)\b")
 #: What a contact line sends ("Report bugs to bug-make@gnu.org", "Please send bug reports and questions to …"):
-#: the address is for the person reading the text, and nothing of the user's goes there. Every word between
-#: the verb and the destination must be one of these.
-_CONTACT_WORDS: Final = frozenset({"bug", "bugs", "report", "reports", "issue", "issues", "problem", "problems",
-                                   "question", "questions", "feedback", "comment", "comments", "suggestion",
-                                   "suggestions", "vulnerability", "vulnerabilities", "security", "translation",
-                                   "errors", "any", "all", "and", "or", "other", "please", "your", "to", "at"})
+#: the address is for the person reading the text, and nothing of the user's goes there. Between the verb
+#: and the destination stand only these topics, at least one of them, and the words that join them.
+_CONTACT_TOPICS: Final = frozenset({"bug", "bugs", "report", "reports", "issue", "issues", "problem", "problems",
+                                    "question", "questions", "feedback", "comment", "comments", "suggestion",
+                                    "suggestions", "vulnerability", "vulnerabilities", "security", "translation",
+                                    "errors"})
+_CONTACT_JOINERS: Final = frozenset({"any", "all", "and", "or", "other", "please", "your", "to", "at"})
 _PIXEL: Final = re.compile(r"!\[[^\]]{0,80}\]\(\s*https?://[^)\s]*\?[^)\s]*(?:\{|<|%7b)")
 
 
@@ -130,9 +131,8 @@ def _told(folded: str, lo: int, hi: int, destination: re.Match[str]) -> list[re.
 
 def _contact_line(folded: str, verb: re.Match[str], destination: re.Match[str]) -> bool:
     """True when ``verb`` and ``destination`` make a contact line: bugs, issues or questions sent to an address."""
-    between = re.findall(r"[a-z]+", folded[verb.end():destination.start()])
-    return bool(between) and set(between) <= _CONTACT_WORDS and any(
-        w not in ("any", "all", "and", "or", "other", "please", "your", "to", "at") for w in between)
+    between = set(re.findall(r"[a-z]+", folded[verb.end():destination.start()]))
+    return bool(between & _CONTACT_TOPICS) and between <= _CONTACT_TOPICS | _CONTACT_JOINERS
 
 
 def _named_for_contents(text: Text, norm: Normalised) -> list[dict[str, Any]]:

@@ -36,13 +36,7 @@ def _text_rules(text: Text, norm: Normalised, families: frozenset[str], depth: i
     if "phrases" in families:
         found += phrases.check(text, norm)
     if "languages" in families:
-        # One finding per code and string, as each family gives: another language's flagged match takes the
-        # place of an English one that was only quoted.
-        flagged = {f["code"] for f in found if f["severity"] != "info"}
-        more = languages.check(text, norm, flagged)
-        raised = {f["code"] for f in more if f["severity"] != "info"}
-        found = [f for f in found if f["code"] not in raised] + [
-            f for f in more if f["code"] in raised or f["code"] not in {g["code"] for g in found}]
+        found = _merged(found, languages.check(text, norm, _flagged(found)))
     if "harvesting" in families:
         found += harvesting.check(text, norm)
     if "payloads" in families:
@@ -50,14 +44,24 @@ def _text_rules(text: Text, norm: Normalised, families: frozenset[str], depth: i
     if "secrets" in families:
         found += secrets.check(text, norm)
     if "languages" in families:
-        flagged = {f["code"] for f in found if f["severity"] != "info"}
-        passed = {f["code"]: f for f in languages_harvesting.check(text, norm, flagged) if f["severity"] != "info"}
-        if passed:
-            # a path passed on, not only named, takes the place of the sensitive-path note; a flagged finding
-            # that of a quoted one of its code
-            gone = {*passed, "sensitive-path"} if "credential-harvest" in passed else set(passed)
-            found = [f for f in found if f["code"] not in gone] + list(passed.values())
+        passed = [f for f in languages_harvesting.check(text, norm, _flagged(found)) if f["severity"] != "info"]
+        found = _merged(found, passed)
     return found
+
+
+def _flagged(found: list[dict[str, Any]]) -> set[str]:
+    return {f["code"] for f in found if f["severity"] != "info"}
+
+
+def _merged(found: list[dict[str, Any]], more: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``found`` and the findings ``more`` of the rules in other languages, one finding per code and string:
+    a flagged finding of ``more`` takes the place of ``found``'s of its code (one only quoted), and a path
+    passed on that of the ``sensitive-path`` note too; an ``info`` one joins only where ``found`` has none."""
+    raised = _flagged(more)
+    gone = raised | {"sensitive-path"} if "credential-harvest" in raised else raised
+    codes = {f["code"] for f in found}
+    return [f for f in found if f["code"] not in gone] + [
+        f for f in more if f["code"] in raised or f["code"] not in codes]
 
 
 def check_text(text: Text) -> list[dict[str, Any]]:
