@@ -45,6 +45,20 @@ _CARRIERS: Final = _set(
 _SINK_WORDS: Final = " ".join(sorted(_SINKS))
 _SINK_OR_CARRIER: Final = " ".join(sorted(_SINKS | _CARRIERS))
 
+#: The words of a sensitive path (``harvesting.SENSITIVE``), as groups: a word that names one, or an everyday
+#: word with the word that makes it a path ("secrets" alone is no path, "secrets.yaml" is).
+_PATHS: Final = (
+    ("ssh rsa dsa ecdsa ed25519 aws gcloud kube env npmrc pypirc netrc pgpass docker claude mcp cursor codeium "
+     "appdata keychain gnupg wallet etc",),
+    ("credentials", "application git db json file"),
+    ("cookie cookies", "file db database store jar"),
+    ("browser", "cookies passwords history profile"),
+    ("secret secrets", "json yaml yml toml"),
+    ("private", "key keys"),
+)
+#: A word every sensitive path holds (each group's first), or a mark.
+_PATH_WORDS: Final = " ".join(first for first, *_ in _PATHS)
+
 #: The rule families (:mod:`.phrases`, :mod:`.languages`, :mod:`.harvesting`, :mod:`.payloads`, :mod:`.secrets`).
 FAMILIES: Final = frozenset({"phrases", "languages", "harvesting", "payloads", "secrets"})
 
@@ -80,15 +94,8 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("system admin developer assistant important internal",)),
         ("phrases", ("assistant system ai model llm hidden internal agent inst",)),
         ("phrases", ("system sys assistant inst instruction instructions prompt",)),
-        # sensitive paths (alone: an info finding): a word that names one, or an everyday word with the word
-        # that makes it a path ("secrets" alone is no path, "secrets.yaml" is)
-        ("harvesting", ("ssh rsa dsa ecdsa ed25519 aws gcloud kube env npmrc pypirc netrc pgpass docker claude mcp "
-                        "cursor codeium appdata keychain gnupg wallet etc",)),
-        ("harvesting", ("credentials", "application git db json file")),
-        ("harvesting", ("cookie cookies", "file db database store jar")),
-        ("harvesting", ("browser", "cookies passwords history profile")),
-        ("harvesting", ("secret secrets", "json yaml yml toml")),
-        ("harvesting", ("private", "key keys")),
+        # sensitive paths (alone: an info finding)
+        *(("harvesting", groups) for groups in _PATHS),
         # secrets the model knows ("any API keys", "tokens you have seen"), with a way out
         ("harvesting", ("api key keys passwords password tokens token secrets credentials cookies",
                         _SINK_OR_CARRIER, "any all every user users your you seen conversation chat context")),
@@ -110,9 +117,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         *(("languages", groups) for groups in SCREEN_GROUPS),
         # a sensitive path passed on with another language's verb (languages_harvesting): a word of a path
         # (or a mark) and a Latin-script sink verb
-        ("languages", ("ssh rsa dsa ecdsa ed25519 aws gcloud kube env npmrc pypirc netrc pgpass docker claude mcp "
-                       "cursor codeium appdata keychain gnupg wallet etc credentials cookie cookies browser secret "
-                       "secrets private", SCREEN_SINKS)),
+        ("languages", (_PATH_WORDS, SCREEN_SINKS)),
         # the user's data put into an argument with another language's verb (an address is a mark)
         ("languages", (SCREEN_DATA, SCREEN_SINKS)),
     )
