@@ -121,30 +121,28 @@ def _sink(subject: str, lo: int, hi: int, native_script: bool) -> tuple[str, re.
     return None
 
 
-def _subjects(norm: Normalised) -> list[tuple[str, Callable[[int, int], tuple[int, int]], bool]]:
-    subjects: list[tuple[str, Callable[[int, int], tuple[int, int]], bool]] = [(norm.folded, norm.span, False)]
-    if NATIVE_SCRIPT.search(norm.original):
-        native_form = native(norm.original)
-        subjects.append((native_form.text, native_form.span, True))
-    return subjects
-
-
 def check(text: Text, norm: Normalised, have: Collection[str] = ()) -> list[dict[str, Any]]:
     """The findings of one string's data passed on in another language, leaving out the codes ``have``."""
     if text.key or text.path == "name":
         return []  # identifiers ask nothing (harvesting reads a property named for a file's contents)
-    found: list[dict[str, Any]] = []
-    subjects: list[tuple[str, Callable[[int, int], tuple[int, int]], bool]] | None = None
-    if "credential-harvest" not in have and SENSITIVE.search(norm.folded) is not None:
-        subjects = _subjects(norm)
-        if (harvest := _harvest(text, norm, subjects)) is not None:
-            found.append(harvest)
     folded = norm.folded
+    script = NATIVE_SCRIPT.search(norm.original) is not None
+    harvest = "credential-harvest" not in have and SENSITIVE.search(folded) is not None
     # the user's data named, or a standing order with a destination (in a Latin-script language), or a script
-    if (_LATIN_DATA.search(folded) is not None or NATIVE_SCRIPT.search(norm.original) is not None
-            or (_LATIN_STANDING.search(folded) is not None and DESTINATION.search(folded) is not None)):
+    outgoing = (script or _LATIN_DATA.search(folded) is not None
+                or (_LATIN_STANDING.search(folded) is not None and DESTINATION.search(folded) is not None))
+    if not harvest and not outgoing:
+        return []
+    subjects: list[tuple[str, Callable[[int, int], tuple[int, int]], bool]] = [(folded, norm.span, False)]
+    if script:
+        form = native(norm.original)
+        subjects.append((form.text, form.span, True))
+    found: list[dict[str, Any]] = []
+    if harvest and (passed_on := _harvest(text, norm, subjects)) is not None:
+        found.append(passed_on)
+    if outgoing:
         carrier = text.parameter is not None and text.parameter.lower() in CARRIER_PARAMETERS
-        found += _outgoing(text, norm, subjects or _subjects(norm), carrier, have)
+        found += _outgoing(text, norm, subjects, carrier, have)
     return found
 
 
