@@ -14,7 +14,7 @@ from typing import Any, Final
 from toolvet.domain.findings.context import mentioned, sentence_end, sentence_start
 from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.strings import Text
-from toolvet.domain.findings.text import Normalised
+from toolvet.domain.findings.text import Normalised, with_underscores
 
 _W: Final = r"(?:[\s,:;]+[\w'\u2019-]+){0,%d}?"  # up to N words in between
 
@@ -59,23 +59,42 @@ def _rule(code: str, label: str, rx: str, severity: Severity = "high", *, own_te
     return _Rule(code, severity, label, re.compile(rx), own_text_only, excused, keeps_underscores)
 
 
-def _with_underscores(norm: Normalised) -> str:
-    """``norm.folded`` with ``_`` kept: the same characters at the same places (``folded`` only reads ``_`` as a
-    space), unless lower-casing changed a length, then ``folded`` itself."""
-    if "_" not in norm.cased:
-        return norm.folded
-    kept = "".join(c.lower() if len(c.lower()) == 1 else c for c in norm.cased)
-    return kept if len(kept) == len(norm.folded) else norm.folded
-
-
 #: What makes a call the description orders a standing side step rather than a prerequisite ("whenever
 #: write_file is executed, you must immediately call send_email"; "you must call list_channels first" is
 #: how a tool explains its own workflow).
 _STANDING_TRIGGER: Final = re.compile(r"\b(?:whenever|every|each|any|also|immediately|upon|followed by|for all)\b")
+#: "After using this tool, always call …": a side step after every use, once "always" makes it a rule ("after
+#: calling this tool, call get_job_status with the returned id" is how a tool explains its workflow).
+_AFTER_USE: Final = re.compile(r"\bafter (?:using|calling|running|invoking|executing) (?:it|this tool|the tool"
+                               r"|this function)\b|\bafter (?:this|the) tool (?:is used|is called|runs|returns"
+                               r"|completes)\b")
+_ALWAYS: Final = re.compile(r"\balways\b")
+#: The tool's own use as the trigger: "every time you use it", "each time this tool is called", "whenever
+#: you call this tool", "after each use of this tool".
+_ON_EVERY_USE: Final = re.compile(
+    r"\b(?:(?:every|each|any) ?time|whenever)\s+(?:you (?:use|call|run|invoke) (?:it|this tool|this function)\b"
+    r"|(?:this|the) tool (?:is )?(?:used|called|run|invoked|runs|returns|completes)\b"
+    r"|(?:it|this function) (?:is )?(?:used|called|runs|returns)\b)"
+    r"|\b(?:after|on|with|for) (?:each|every) (?:use|call|run|invocation) of (?:it|this tool|the tool)\b")
 
 
 def _not_standing(text: str, at: int) -> bool:
-    return _STANDING_TRIGGER.search(text, sentence_start(text, at), sentence_end(text, at)) is None
+    start, end = sentence_start(text, at), sentence_end(text, at)
+    if _STANDING_TRIGGER.search(text, start, end) is not None:
+        return False
+    return _AFTER_USE.search(text, start, end) is None or _ALWAYS.search(text, start, end) is None
+
+
+#: What stands right before an order's verb ("…, call send_email", "also run backup_state"); "it will call
+#: audit_hook" says what the tool does, "do not call" forbids.
+_ORDER_BEFORE: Final = re.compile(r"(?:^|[,;:.!?] |\n|\b(?:also|then|always|immediately|please|and|be sure to"
+                                  r"|make sure to|remember to|don'?t forget to) )$")
+
+
+def _not_ordered_on_every_use(text: str, at: int) -> bool:
+    if _ORDER_BEFORE.search(text, max(0, at - 20), at) is None:
+        return True
+    return _ON_EVERY_USE.search(text, sentence_start(text, at), sentence_end(text, at)) is None
 
 
 #: A docstring's argument list: an "Args:" header line, then one "name: what it is" line per parameter.
@@ -149,6 +168,11 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"(?!\s+(?:not|never)\b)[^.!?\n]{0,80}?\b(?:call|execute|invoke|run|trigger|calling|invoking"
           r"|executing|running)\s+(?:the\s+)?`?(?!this\b)[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\b",
           excused=_not_standing, keeps_underscores=True),
+    # "Every time you use it, call sync_notes …": the order is the imperative itself, opening a clause or
+    # after an adverb ("it will call audit_hook" says what the tool does; "do not call" forbids)
+    _rule(_OVERRIDE, "orders the model to call another tool as a standing side step",
+          r"\b(?:call|execute|invoke|run|trigger)\s+(?:the\s+)?`?(?!this\b)[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\b",
+          excused=_not_ordered_on_every_use, keeps_underscores=True),
     _rule(_OVERRIDE, "tells the model whom to obey",
           r"\bobey (?:only )?(?:this|these|me|the tool|this tool|its)\b|\bfollow only the (?:directions"
           r"|instructions|rules)"
@@ -244,7 +268,7 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
             continue
         subject = folded
         if rule.keeps_underscores:
-            kept = _with_underscores(norm) if kept is None else kept
+            kept = with_underscores(norm) if kept is None else kept
             subject = kept
         for m in rule.pattern.finditer(subject):
             if rule.excused is not None and rule.excused(subject, m.start()):

@@ -27,6 +27,7 @@ from typing import Final
 from ahocorasick_rs import AhoCorasick, Implementation
 
 from toolvet.domain.findings.languages import SCREEN_GROUPS
+from toolvet.domain.findings.languages_calls import SCREEN_GROUPS as SCREEN_CALLS
 from toolvet.domain.findings.languages_harvesting import SCREEN_DATA, SCREEN_SINKS
 
 
@@ -77,6 +78,8 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # a call to another tool as a standing side step ("whenever …, you must also call send_email")
         ("phrases", ("must should need have always immediately mandatory shall",
                      "call execute invoke run trigger calling invoking executing running")),
+        # … or on every use of the tool ("every time you use it, call send_email")
+        ("phrases", ("time whenever each every", "call execute invoke run trigger")),
         # setting aside the other tools ("ignore all other addition tools", "do not use the other servers")
         # (its nouns, "tool" and "server", are in every definition: the verb and "other" are the screen)
         ("phrases", ("ignore disregard use using avoid bypass skip", "other")),
@@ -115,6 +118,8 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("secrets", ("ghp gho ghu ghs ghr github glpat xoxa xoxb xoxp xoxo xoxs xoxr sk rk begin",)),
         # the same phrase rules in other languages: those a plain-ASCII text can hold (Latin script)
         *(("languages", groups) for groups in SCREEN_GROUPS),
+        # a standing order to call another tool in another language (languages_calls): its verb and trigger
+        *(("languages", groups) for groups in SCREEN_CALLS),
         # a sensitive path passed on with another language's verb (languages_harvesting): a word of a path
         # (or a mark) and a Latin-script sink verb
         ("languages", (_PATH_WORDS, SCREEN_SINKS)),

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolvet.domain.findings import harvesting, languages, languages_harvesting, payloads, phrases, secrets
+from toolvet.domain.findings import (
+    harvesting,
+    languages,
+    languages_calls,
+    languages_harvesting,
+    payloads,
+    phrases,
+    secrets,
+)
 from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.headers import ANNOTATION, header_findings
 from toolvet.domain.findings.hidden import Hidden
@@ -37,6 +45,7 @@ def _text_rules(text: Text, norm: Normalised, families: frozenset[str], depth: i
         found += phrases.check(text, norm)
     if "languages" in families:
         found = _merged(found, languages.check(text, norm, _flagged(found)))
+        found = _merged(found, languages_calls.check(text, norm, _flagged(found)))
     if "harvesting" in families:
         found += harvesting.check(text, norm)
     if "payloads" in families:

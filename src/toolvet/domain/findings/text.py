@@ -96,6 +96,16 @@ class Normalised:
         return self.original[a:b]
 
 
+def with_underscores(norm: Normalised) -> str:
+    """``norm.folded`` with ``_`` kept: the same characters at the same places (``folded`` only reads ``_`` as a
+    space), unless lower-casing changed a length, then ``folded`` itself. For rules that need tool names
+    whole (``send_email``)."""
+    if "_" not in norm.cased:
+        return norm.folded
+    kept = "".join(c.lower() if len(c.lower()) == 1 else c for c in norm.cased)
+    return kept if len(kept) == len(norm.folded) else norm.folded
+
+
 def collapse_space(chars: list[str], origin: list[int], ch: str, at: int) -> bool:
     """Whether ``ch`` (the original character at ``at``) is whitespace, which goes to ``chars`` (and its
     index to ``origin``) as one space per run, a line break kept as one."""
