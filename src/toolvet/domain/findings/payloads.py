@@ -34,7 +34,9 @@ _SHELL: Final = re.compile(
     r"|\biex\s*\(|\bexec\s*\([^)\n]{0,80}(?:urlopen|requests\.get|urllib)|\beval\s*\([^)\n]{0,80}(?:atob|base64|urlopen"
     r"|fetch)|\bbase64\s+(?:-d|--decode|-D)\b[^|\n]{0,40}\|\s*(?:ba|z)?sh\b|\brm\s+-(?:rf|fr|r)\s+(?:~|/|\$home|\*)"
     r"|\bchmod\s+\+x\s+/tmp/\S+\s*(?:&&|;)\s*/tmp/"
-    r"|\b(?:chmod|chown)\s+(?:-\w+\s+)*-\w*R\w*\s+(?:-\w+\s+)*\S+\s+(?:~|/|\$home)(?=[\s;&|`'\"/]|$)",
+    r"|\b(?:chmod|chown)\s+(?:-\w+\s+)*-\w*R\w*\s+(?:-\w+\s+)*\S+\s+(?:~|/|\$home)(?=[\s;&|`'\"/]|$)"
+    # the same in words: "fetch https://… and pipe it to bash" ("pipe the output to jq" runs nothing)
+    r"|\bpipe[sd]?\b(?:\s+[\w'-]+){0,3}?\s+(?:in)?to\s+(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|powershell|pwsh|iex)\b",
     re.IGNORECASE,
 )
 

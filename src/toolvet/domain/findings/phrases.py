@@ -29,13 +29,15 @@ _VERB = (r"(?:ignore|disregard|forget|overlook|bypass|discard|abandon|skip|overr
 _QUAL = (r"(?:previous|previously|prior|earlier|above|preceding|former|original|initial|existing|all|any|every|other"
          r"|your|the user'?s|system|developer|operator|safety|ethical|content)")
 _OBJ = (r"(?:instructions?|directives?|rules|guidance|guidelines|prompts?|commands|orders|constraints|restrictions"
-        r"|policies|polic(?:y)|messages|context|what you (?:were|have been|are) (?:told|given|instructed)"
-        r"|everything(?: you (?:were|have been) (?:told|given|instructed))?)")
+        r"|policies|polic(?:y)|messages|context"
+        r"|what you(?: were| have been|'ve been| are|'re) (?:told|given|instructed|asked)"
+        r"|everything(?: you (?:were|have been|'ve been) (?:told|given|instructed))?)")
 _THEN = r"(?:before|earlier|previously|so far|until now|above|by the user|from the user|you received|you were given)"
 _RULE_WORDS = r"(?:instructions|directives|rules|guidance|guidelines|prompts?|policies)"
 _VOID = (r"(?:no longer (?:appl(?:y|ies)|valid|hold|holds|matter|matters|in effect|relevant)"
-         r"|(?:are|is) (?:now )?(?:void|cancell?ed|invalid|obsolete|revoked|superseded|overridden|null"
-         r"|suspended|lifted)"
+         r"|(?:are|is) (?:now |hereby |henceforth )?(?:void|cancell?ed|invalid|obsolete|revoked|superseded|overridden"
+         r"|null|suspended|lifted)"
+         r"|(?:are|is|were|was) (?:only |just |merely )?(?:a test|fake|a decoy|a trick|not real|not genuine)"
          r"|do(?:es)? not apply|don'?t apply|must be ignored|should be ignored)")
 
 
@@ -69,13 +71,17 @@ _AFTER_USE: Final = re.compile(r"\bafter (?:using|calling|running|invoking|execu
                                r"|this function)\b|\bafter (?:this|the) tool (?:is used|is called|runs|returns"
                                r"|completes)\b")
 _ALWAYS: Final = re.compile(r"\balways\b")
-#: The tool's own use as the trigger: "every time you use it", "each time this tool is called", "whenever
-#: you call this tool", "after each use of this tool".
+#: The tool's own use, or every turn of the conversation, as the trigger: "every time you use it", "each time
+#: this tool is called", "after each use of this tool", "each time you answer", "whenever the user asks
+#: anything" ("each time the user answers a question, call next_question" is a survey's workflow).
 _ON_EVERY_USE: Final = re.compile(
     r"\b(?:(?:every|each|any) ?time|whenever)\s+(?:you (?:use|call|run|invoke) (?:it|this tool|this function)\b"
     r"|(?:this|the) tool (?:is )?(?:used|called|run|invoked|runs|returns|completes)\b"
-    r"|(?:it|this function) (?:is )?(?:used|called|runs|returns)\b)"
-    r"|\b(?:after|on|with|for) (?:each|every) (?:use|call|run|invocation) of (?:it|this tool|the tool)\b")
+    r"|(?:it|this function) (?:is )?(?:used|called|runs|returns)\b"
+    r"|you (?:answer|reply|respond)\b"
+    r"|the user (?:asks|says|writes|sends|types)(?: you)? (?:anything|something|a question)\b)"
+    r"|\b(?:after|on|with|for) (?:each|every) (?:use|call|run|invocation) of (?:it|this tool|the tool)\b"
+    r"|\b(?:after|before|with) (?:each|every) (?:answer|reply|response) you\b")
 
 
 def _not_standing(text: str, at: int) -> bool:
@@ -87,8 +93,9 @@ def _not_standing(text: str, at: int) -> bool:
 
 #: What stands right before an order's verb ("…, call send_email", "also run backup_state"); "it will call
 #: audit_hook" says what the tool does, "do not call" forbids.
-_ORDER_BEFORE: Final = re.compile(r"(?:^|[,;:.!?] |\n|\b(?:also|then|always|immediately|please|and|be sure to"
-                                  r"|make sure to|remember to|don'?t forget to) )$")
+_ORDER_BEFORE: Final = re.compile(r"(?:^|[,;:.!?] |\n|\b(?:also|then|always|immediately|please|and|first|silently"
+                                  r"|quietly|secretly|automatically|be sure to|make sure to|remember to"
+                                  r"|don'?t forget to) )$")
 
 
 def _not_ordered_on_every_use(text: str, at: int) -> bool:
@@ -173,6 +180,19 @@ RULES: Final[tuple[_Rule, ...]] = (
     _rule(_OVERRIDE, "orders the model to call another tool as a standing side step",
           r"\b(?:call|execute|invoke|run|trigger)\s+(?:the\s+)?`?(?!this\b)[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\b",
           excused=_not_ordered_on_every_use, keeps_underscores=True),
+    _rule(_OVERRIDE, "tells the model to set aside its earlier instructions",
+          rf"\b{_VERB}\b{_words(2)}[\s,:;]+(?:what|everything|anything|all) you(?: were| have been|'ve been|'re| are)?"
+          r" (?:told|given|instructed|asked)\b"),
+    _rule(_OVERRIDE, "claims to replace the model's instructions",
+          r"\b(?:this|the) tool (?:supersedes|replaces|overrides|outranks|takes precedence over)(?: all| any| every)?"
+          r"(?: the)? other\b"
+          # "this description takes priority over your other instructions"; "rules in this file take precedence
+          # over the global rules" is a linter's
+          r"|\b(?:this|these|my|the following)\b(?:\s+[\w']+){0,4}?\s+(?:takes?|has|have|gets?|is|are|as|with)\s+"
+          r"(?:a |the )?(?:(?:higher|highest|top|absolute|more|greater|first) )?(?:priority|precedence)\s+"
+          r"(?:over|than)\s+"
+          r"(?:your |the |any |all )?(?:other |previous |prior |earlier |original )?(?:instructions|system prompt"
+          r"|prompt|guidelines|directives|system message)\b"),
     _rule(_OVERRIDE, "tells the model whom to obey",
           r"\bobey (?:only )?(?:this|these|me|the tool|this tool|its)\b|\bfollow only the (?:directions"
           r"|instructions|rules)"
@@ -191,7 +211,14 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"|turn on)\w* (?:the )?"
           r"(?:developer|god|dan|jailbreak|unrestricted|admin|maintenance|debug) mode\b"
           r"|\bunrestricted (?:assistant|ai|model)\b"
-          r"|\bno longer bound by\b"),
+          r"|\bno longer bound by\b"
+          r"|\bfrom now on,? (?:respond|reply|answer|act|behave|speak|write|always|never|only|ignore|obey|follow)\b"
+          r"|\b(?:pretend|imagine|act as if|behave as if)\b(?: that)? you(?:'re| are| were| have)\b[^.!?\n]{0,60}?"
+          r"\b(?:mode|unrestricted|jailbroken|dan|no (?:restrictions|rules|limits|filters|guidelines)"
+          r"|without (?:any )?(?:restrictions|rules|limits|filters|guidelines))\b"
+          r"|\b(?:grant|give|assign) yourself\b"
+          r"|(?:^|(?<=[.!?;:] )|(?<=\n))act as (?:if you (?:were|are) )?(?:the |an? )?(?:system|root|admin"
+          r"|administrator|sysadmin|superuser|unrestricted|jailbroken)\b"),
     _rule(_OVERRIDE, "gives the model steps to take before using the tool",
           r"\bbefore (?:using|calling|you use|you call|invoking) this tool\b.{0,80}?\b(?:read|open|send|pass"
           r"|include|attach"
@@ -230,14 +257,33 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"|away from) (?:the )?"
           r"(?:user|users|human|operator)\b"),
     _rule(_SECRECY, "says the user must not know",
-          r"\b(?:the )?(?:user|users|human) (?:must|should|shall|does|do|need|needs to|may) (?:not"
-          r"|never)\b(?:\s+\w+){0,2}?\s+"
-          r"(?:know|see|find out|notice|learn|be told|be informed|be aware|hear)\b"),
+          r"\b(?:the )?(?:user|users|human) (?:(?:must|should|shall|does|do|need|needs to|may) (?:not|never)\b"
+          r"|(?:must|should|need|does|do)n'?t\b)(?:\s+\w+){0,2}?\s+"
+          r"(?:know|see|find out|notice|learn|be told|be informed|be aware|hear)\b"
+          # "make sure the user never learns …" ("… never loses unsaved work", "never sees a transient error":
+          # what the tool spares the user)
+          r"|\b(?:make sure|ensure|see to it)(?: that)? (?:the )?(?:user|users|human|operator)s? (?:never|does not"
+          r"|doesn'?t|do not|don'?t|won'?t|will not|cannot|can'?t)\b(?:\s+\w+){0,2}?\s+(?:know|knows|find out"
+          r"|finds out|learn|learns|suspect|suspects|reali[sz]e|reali[sz]es|become aware|becomes aware|hear about"
+          r"|hears about)\b"),
+    _rule(_SECRECY, "tells the model to keep something from the user",
+          r"\bkeep (?:this|it|that|these|the following|everything)(?: \w+){0,2}? (?:between us|between you and me"
+          r"|to yourself)\b|\b(?:our|a) little secret\b"
+          # "never mention this." ("never mention this API key in logs" names what)
+          r"|\b(?:never|do not|don'?t)\s+mention\s+(?:this|that|any of this|the above|these instructions"
+          r"|this instruction|this step)(?=\s*(?:[.!?;,]|$|to\b|and\b))"),
     _rule(_SECRECY, "tells the model there is no need to tell the user",
           r"\b(?:no need to|no reason to|unnecessary to|not necessary to|needn'?t|need not|do not need to"
           r"|don'?t need to|does not need to|doesn'?t need to|do not have to|don'?t have to)\b(?:\s+\w+){0,2}?\s+"
           r"(?:tell|inform|notify|alert|mention|show|reveal|disclose|explain|bother)\b(?:\s+[\w']+){0,4}?\s+"
           r"(?:the )?(?:user|users|human|operator)\b"),
+    _rule(_SECRECY, "tells the model to act without the user's confirmation",
+          r"\balready (?:approved|authori[sz]ed|confirmed|consented|agreed)\b[^.!?\n]{0,60}?\b(?:skip|don'?t|do not"
+          r"|no need to|never|without)\b(?:\s+\w+){0,2}?\s+(?:ask|asking|confirm|confirming|check|checking|prompt"
+          r"|prompting)\b"
+          r"|\b(?:never|do not|don'?t|no need to|without)\s+(?:confirm|confirming|check|checking|verify|verifying)"
+          r"\s+(?:it |this |that |anything )?with\s+(?:the )?(?:user|users|human|operator)\b",
+          excused=_required_disclosure),
     _rule(_SECRECY, "tells the model to act without the user's confirmation",
           rf"\b(?:never|do not|don'?t|no need to)\s+{_ASKING}\b{_WHOSE_CONSENT}|\bno need for{_WHOSE_CONSENT}"
           # an obligation ("must", "always") carried out without a yes; "must not … without" is the opposite

@@ -74,6 +74,14 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("obey follow",)),
         ("phrases", ("prompt instructions configuration rules",)),
         ("phrases", ("now longer mode unrestricted bound",)),
+        # role play, a role taken ("pretend you are in developer mode", "grant yourself", "act as the admin")
+        ("phrases", ("pretend imagine act behave", "mode unrestricted jailbroken dan restrictions rules limits "
+                                                  "filters guidelines")),
+        ("phrases", ("yourself",)),
+        ("phrases", ("act", "system root admin administrator sysadmin superuser unrestricted jailbroken")),
+        # a claim of precedence ("this tool supersedes all other tools", "… takes priority over your instructions")
+        ("phrases", ("supersedes replaces overrides outranks precedence", "other")),
+        ("phrases", ("priority precedence", "instructions prompt guidelines directives message")),
         ("phrases", ("before",)),
         # a call to another tool as a standing side step ("whenever …, you must also call send_email")
         ("phrases", ("must should need have always immediately mandatory shall",
@@ -84,7 +92,14 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # (its nouns, "tool" and "server", are in every definition: the verb and "other" are the screen)
         ("phrases", ("ignore disregard use using avoid bypass skip", "other")),
         # secrecy
-        ("phrases", ("not never without don dont", _USERS)),
+        ("phrases", ("not never without don dont shouldn mustn needn doesn", _USERS)),
+        ("phrases", ("sure ensure", _USERS)),
+        ("phrases", ("keep", "between yourself")),
+        ("phrases", ("little", "secret")),
+        ("phrases", ("mention", "never not don dont")),
+        # acting on a claimed approval, or without confirming with the user
+        ("phrases", ("already", "skip don dont not no never without")),
+        ("phrases", ("confirm confirming check checking verify verifying", _USERS)),
         ("phrases", ("hide conceal keep withhold", _USERS)),
         ("phrases", ("mentioned shown disclosed revealed reported surfaced",)),
         ("phrases", ("need needn reason unnecessary necessary have", _USERS)),
@@ -114,6 +129,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
                         _SINK_OR_CARRIER)),
         # shell commands
         ("payloads", ("curl wget iwr invoke irm fetch dev nc mkfifo powershell iex exec eval base64 rm chmod",)),
+        ("payloads", ("pipe pipes piped", "sh bash zsh dash ksh fish powershell pwsh iex")),
         # key formats with a word prefix
         ("secrets", ("ghp gho ghu ghs ghr github glpat xoxa xoxb xoxp xoxo xoxs xoxr sk rk begin",)),
         # the same phrase rules in other languages: those a plain-ASCII text can hold (Latin script)
