@@ -49,11 +49,55 @@ def quoted(text: str, start: int, end: int) -> bool:
                for m in _QUOTED.finditer(text, lo, min(len(text), end + 300)))
 
 
+#: What may stand between a label and what it labels: a colon or dash, then at most three words, and no
+#: clause break. "Phrases like ignore previous instructions" and "Example: ignore …" label the match; "Like the
+#: docs say, ignore previous instructions" does not (a label word anywhere earlier in the sentence let any
+#: attack through as ``info``). The last word may end in an elision ("peut dire d'ignorer").
+_STOPS = ",;.!?\uff0c\u3001\uff1b\u3002\uff01\uff1f"
+LABEL_GAP: Final = re.compile(rf"\.?\s*[:\-\u2013\u2014\uff1a]?\s*(?:[^\s{_STOPS}]+\s+){{0,3}}"
+                              # Chinese, Japanese and Korean put no space between words: a dozen characters
+                              rf"(?:[^\s{_STOPS}]*['\u2019]|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{{1,12}})?")
+#: A quoted example in the gap: the label reaches across a list of them ("Detected patterns: 'ignore all
+#: previous instructions', 'system prompt' leaks, hidden <system> tags").
+_QUOTED_ITEM: Final = re.compile(r'"[^"\n]+"|\'[^\'\n]+\'|`[^`\n]+`|\u201c[^\u201d\n]+\u201d|\u00ab[^\u00bb\n]+\u00bb'
+                                 r"|\u300c[^\u300d\n]+\u300d")
+_LIST_REACH: Final = 120
+
+
+def label_reaches(text: str, label_end: int, start: int) -> bool:
+    """Whether a label ending at ``label_end`` labels what starts at ``start`` in its sentence."""
+    if LABEL_GAP.fullmatch(text, label_end, start) is not None:
+        return True
+    return start - label_end <= _LIST_REACH and _QUOTED_ITEM.search(text, label_end, start) is not None
+
+
 def labelled(text: str, start: int) -> bool:
-    """True when a label word precedes ``start`` in its sentence."""
-    return _LABEL.search(text, sentence_start(text, start), start) is not None
+    """True when a label word in ``start``'s sentence reaches it (:func:`label_reaches`)."""
+    return any(label_reaches(text, m.end(), start) for m in _LABEL.finditer(text, sentence_start(text, start), start))
 
 
-def mentioned(text: str, start: int, end: int) -> bool:
-    """Quoted or labelled: the text talks about the match rather than saying it."""
+#: Words of text about attacks: a scanner's, a guide's, a red-team set's (in the languages the rules read).
+#: A quoted or labelled match is ``info`` only in a string that holds one; a poisoned description that quotes
+#: its order, or puts "for example" before it, is not talking about an attack.
+_ABOUT_ATTACKS: Final = re.compile(
+    r"(?<![a-z])(?:detect\w*|scan\w*|inject\w*|jailbreak\w*|attack\w*|adversar\w*|malicious|malware|poison\w*"
+    r"|guardrails?|red[ -]?team\w*|securi\w*|threats?|exploit\w*|vulnerab\w*|phishing|classif\w*|moderat\w*"
+    r"|sanitiz\w*|sanitis\w*|suspicious|risk score|inyecci\w*|ataque\w*|atacante\w*|maliciosa?s?|segurida\w*"
+    r"|attaqu\w*|malveillant\w*|detecte\w*|angriff\w*|angreifer\w*|erkenn\w*|injektion\w*|sicherheit\w*"
+    r"|bosartig\w*|injec\w*|seguranca|iniezion\w*|attacc\w*|rileva\w*|malevol\w*|sicurezza"
+    r"|инъекц\w*|атак\w*|злоумышленник\w*|обнаруж\w*|вредонос\w*|безопасност\w*)"
+    r"|注入|攻击|攻擊|检测|檢測|识别|識別|恶意|惡意|安全|インジェクション|攻撃|検出|検知|悪意|セキュリティ|인젝션|주입|공격|탐지"
+    r"|감지|악성|보안")
+
+
+def about_attacks(text: str) -> bool:
+    """True when ``text`` (a string as the rules read it) speaks of attacks or of detecting them."""
+    return _ABOUT_ATTACKS.search(text) is not None
+
+
+def mentioned(text: str, start: int, end: int, *, about: bool = False) -> bool:
+    """Quoted or labelled: the text talks about the match rather than saying it. With ``about``, only in a
+    string that speaks of attacks (:func:`about_attacks`): what the rules for text aimed at the model ask."""
+    if about and not about_attacks(text):
+        return False
     return quoted(text, start, end) or labelled(text, start)

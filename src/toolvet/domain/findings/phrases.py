@@ -319,7 +319,7 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
         for m in rule.pattern.finditer(subject):
             if rule.excused is not None and rule.excused(subject, m.start()):
                 continue
-            quoted = mentioned(folded, m.start(), m.end())
+            quoted = mentioned(folded, m.start(), m.end(), about=True)
             severity: Severity = "info" if quoted else rule.severity
             if rule.code in best and (best[rule.code]["severity"] == severity or quoted):
                 continue

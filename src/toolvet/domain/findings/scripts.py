@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from toolvet.domain.findings.context import mentioned
+from toolvet.domain.findings.context import about_attacks, label_reaches, mentioned
 from toolvet.domain.findings.hidden import is_hidden
 from toolvet.domain.findings.text import collapse_space
 
@@ -33,7 +33,11 @@ _LABELS: Final = re.compile(
     r"|zum\s+beispiel|z\.\s?b\.|beispielsweise|wie\s+etwa|satze\s+wie|por\s+exemplo|tais\s+como|ad\s+esempio"
     r"|per\s+esempio|frasi\s+come|detect\w*|rileva\w*|erkenn\w*|detecta\w*|检测|檢測|识别|識別|検出|検知|탐지|감지"
     r"|обнаружива\w*|выявля\w*|attaquant\w*|atacante\w*|angreifer\w*|attaccante\w*|攻击者|攻擊者|攻撃者|공격자"
-    r"|злоумышленник\w*)")
+    r"|злоумышленник\w*"
+    # "may write" / "may say", as the English labels read them
+    r"|peut\s+(?:dire|ecrire)|pourrait\s+(?:dire|ecrire)|puede\s+(?:decir|escribir)|podria\s+(?:decir|escribir)"
+    r"|kann\s+(?:sagen|schreiben)|konnte\s+(?:sagen|schreiben)|pode\s+(?:dizer|escrever)|puo\s+(?:dire|scrivere)"
+    r"|может\s+(?:написать|сказать)|可能会写|可能會寫|可能会说|可能會說|と書く|라고\s*쓸)")
 _SENTENCE_STOPS: Final = re.compile(r"[。！？!?;；\n]|\.(?:\s|$)")
 
 
@@ -50,11 +54,15 @@ def sentence_end(text: str, at: int) -> int:
 
 
 def talked_about(text: str, start: int, end: int) -> bool:
-    """Quoted, or after a label in the same sentence (any of the languages here, or English)."""
+    """Quoted, or right after a label (any of the languages here, or English), in a string that speaks of
+    attacks (``context.about_attacks``): a poisoned description that quotes its order is not talking about it."""
+    if not about_attacks(text):
+        return False
     if any(m.start() < start and end <= m.end() for m in _QUOTES.finditer(text, max(0, start - 300),
                                                                           min(len(text), end + 300))):
         return True
-    return _LABELS.search(text, sentence_start(text, start), start) is not None or mentioned(text, start, end)
+    return any(label_reaches(text, m.end(), start)
+               for m in _LABELS.finditer(text, sentence_start(text, start), start)) or mentioned(text, start, end)
 
 
 @dataclass(frozen=True, slots=True)
