@@ -23,7 +23,8 @@ def _words(n: int) -> str:
     return _W % n
 
 
-_VERB = (r"(?:ignore|disregard|forget|overlook|bypass|discard|abandon|skip|override|cancel|set aside"
+_VERB = (r"(?:ignore|disregard|forget|overlook|bypass|discard|abandon|skip|override|cancel|set aside|throw out"
+         r"|throw away|toss out|scrap|dismiss|drop|stop obeying"
          r"|pay no attention to"
          r"|pay no heed to|do not (?:follow|obey|heed)|don'?t (?:follow|obey|heed)|stop following|no longer follow)")
 _QUAL = (r"(?:previous|previously|prior|earlier|above|preceding|former|original|initial|existing|all|any|every|other"
@@ -38,6 +39,8 @@ _VOID = (r"(?:no longer (?:appl(?:y|ies)|valid|hold|holds|matter|matters|in effe
          r"|(?:are|is) (?:now |hereby |henceforth )?(?:void|cancell?ed|invalid|obsolete|revoked|superseded|overridden"
          r"|null|suspended|lifted)"
          r"|(?:are|is|were|was) (?:only |just |merely )?(?:a test|fake|a decoy|a trick|not real|not genuine)"
+         r"|(?:have|has) (?:now )?been (?:cancell?ed|revoked|withdrawn|replaced|superseded|lifted|voided|nullified"
+         r"|overridden|rescinded|suspended|lifted)"
          r"|do(?:es)? not apply|don'?t apply|must be ignored|should be ignored)")
 
 
@@ -81,7 +84,8 @@ _ON_EVERY_USE: Final = re.compile(
     r"|you (?:answer|reply|respond)\b"
     r"|the user (?:asks|says|writes|sends|types)(?: you)? (?:anything|something|a question)\b)"
     r"|\b(?:after|on|with|for) (?:each|every) (?:use|call|run|invocation) of (?:it|this tool|the tool)\b"
-    r"|\b(?:after|before|with) (?:each|every) (?:answer|reply|response) you\b")
+    r"|\b(?:after|before|with) (?:each|every) (?:answer|reply|response) you\b"
+    r"|\b(?:after|before) (?:each|every) (?:answer|reply)\b(?! from\b)")
 
 
 def _not_standing(text: str, at: int) -> bool:
@@ -141,7 +145,7 @@ def _required_disclosure(folded: str, at: int) -> bool:
 
 
 #: Who is being told to act without the user: asking for, or waiting on, the user's yes.
-_CONSENT = r"(?:confirmations?|approvals?|consent|permissions?)"
+_CONSENT = r"(?:confirmations?|approvals?|consent|permissions?|go-ahead|go ahead|sign-off|authori[sz]ation|blessing)"
 _ASKING = (r"(?:ask|asking|prompt|prompting|check with|checking with|consult|consulting|wait for|waiting for|request"
            r"|requesting|seek|seeking|get|getting|need|needing)")
 _WHOSE_CONSENT = (rf"(?:\s+[\w']+){{0,3}}?\s+(?:for\s+)?(?:(?:their|the user'?s|user|users|explicit|any)\s+)?"
@@ -150,6 +154,12 @@ _WHOSE_CONSENT = (rf"(?:\s+[\w']+){{0,3}}?\s+(?:for\s+)?(?:(?:their|the user'?s|
 _OBLIGATION = (r"(?:must|should|shall|need to|needs to|have to|has to|make sure|are required to|is required to"
                r"|(?:(?<=^)|(?<=[.!?;] )|(?<=\n))always)")
 
+
+#: Whom the model talks with, as the secrecy rules name them: the user, and the rewordings that avoid the
+#: word ("the person you are chatting with", "whoever is talking to you").
+_USER = (r"(?:user|users|human|operator|(?:person|people|human) (?:you are|you're) (?:chatting|talking|speaking)"
+         r" (?:with|to)|whoever (?:is |you are |you're )?(?:chatting|talking|speaking) (?:with|to)(?: you)?"
+         r"|(?:person|people|human|customer) (?:you are|you're) (?:helping|assisting|serving))")
 
 _OVERRIDE = "instruction-override"
 _MARKUP = "directive-markup"
@@ -162,13 +172,16 @@ RULES: Final[tuple[_Rule, ...]] = (
           rf"\b{_VERB}\b{_words(2)}[\s,:;]+{_OBJ}\b{_words(5)}[\s,:;]+{_THEN}\b"),
     _rule(_OVERRIDE, "declares the model's instructions void",
           rf"\b{_QUAL}\b{_words(3)}[\s,:;]+{_RULE_WORDS}\b{_words(6)}[\s,:;]+{_VOID}"),
+    _rule(_OVERRIDE, "declares the model's instructions void",
+          rf"\bnone of (?:the |your )?(?:{_QUAL} )?{_RULE_WORDS}\b{_words(1)}[\s,:;]+(?:appl(?:y|ies)|matter|count"
+          r"|hold|stand)s?\b"),
     _rule(_OVERRIDE, "claims to replace the model's instructions",
           rf"\b(?:new|these|the following|this tool'?s|my) {_RULE_WORDS} (?:supersede|override|replace"
           rf"|take precedence over"
           rf"|come first|overrule)"),
     _rule(_OVERRIDE, "tells the model to set aside the other tools",
           r"\b(?:ignore|disregard|do not use|don'?t use|never use|stop using|avoid|bypass|skip)\b"
-          r"(?:\s+(?:all|any|every))?(?:\s+the)?\s+other\b(?:\s+[\w-]+){0,2}?\s+(?:tools?|servers?|functions?|plugins?"
+          r"(?:\s+(?:all|any|every))?(?:\s+the)?\s+other\b(?:\s+[\w-]+){0,4}?\s+(?:tools?|servers?|functions?|plugins?"
           r"|implementations?|versions?|integrations?|connectors?|extensions?)\b"),
     _rule(_OVERRIDE, "orders the model to call another tool as a standing side step",
           r"\b(?:you (?:must|should|need to|have to)|must|shall|always|immediately|mandatory)\b"
@@ -192,7 +205,10 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"(?:a |the )?(?:(?:higher|highest|top|absolute|more|greater|first) )?(?:priority|precedence)\s+"
           r"(?:over|than)\s+"
           r"(?:your |the |any |all )?(?:other |previous |prior |earlier |original )?(?:instructions|system prompt"
-          r"|prompt|guidelines|directives|system message)\b"),
+          r"|prompt|guidelines|directives|system message)\b"
+          r"|\btreat (?:this|these|the following|my|its)\b(?:\s+[\w']+){0,3}? as (?:if (?:they|it) (?:came|come|were)"
+          r" from |coming from |from |an? |the )?(?:the )?(?:system|developer|administrator|operator|system prompt"
+          r"|system message|your (?:own )?instructions)\b"),
     _rule(_OVERRIDE, "tells the model whom to obey",
           r"\bobey (?:only )?(?:this|these|me|the tool|this tool|its)\b|\bfollow only the (?:directions"
           r"|instructions|rules)"
@@ -200,7 +216,7 @@ RULES: Final[tuple[_Rule, ...]] = (
     _rule(_OVERRIDE, "asks for the model's own prompt or configuration",
           r"\b(?:print|reveal|show|output|repeat|leak|display|dump|paste|share|tell me|give me|disclose"
           r"|return|send|include"
-          r"|write out|echo)\b(?:\s+\w+){0,3}?\s+(?:your |the )?(?:system prompt|hidden prompt|initial prompt"
+          r"|write out|echo)\b(?:\s+\w+){0,5}?\s+(?:your |the )?(?:system prompt|hidden prompt|initial prompt"
           r"|original prompt"
           r"|developer prompt|(?:system|hidden|initial) instructions|instructions you were given|your instructions"
           r"|your configuration|your prompt|your rules)\b"),
@@ -217,6 +233,10 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"\b(?:mode|unrestricted|jailbroken|dan|no (?:restrictions|rules|limits|filters|guidelines)"
           r"|without (?:any )?(?:restrictions|rules|limits|filters|guidelines))\b"
           r"|\b(?:grant|give|assign) yourself\b"
+          r"|\byou are (?:now )?(?:an? (?:ai|model|assistant|bot|llm) )?(?:without|with no|free of|free from) (?:any )?"
+          r"(?:content |safety |usage )?(?:polic(?:y|ies)|restrictions|rules|filters|guidelines|limits|limitations)\b"
+          r"|\b(?:switch|go|get|put yourself) into (?:the )?(?:developer|god|dan|jailbreak|unrestricted|admin"
+          r"|maintenance|debug) mode\b"
           r"|(?:^|(?<=[.!?;:] )|(?<=\n))act as (?:if you (?:were|are) )?(?:the |an? )?(?:system|root|admin"
           r"|administrator|sysadmin|superuser|unrestricted|jailbroken)\b"),
     _rule(_OVERRIDE, "gives the model steps to take before using the tool",
@@ -241,8 +261,8 @@ RULES: Final[tuple[_Rule, ...]] = (
     # "[SYSTEM: …]" or "[system override] …"; a bare "[system]" is a tag in a list of log sources.
     _rule(_MARKUP, "a bracketed role label",
           r"\[\s*(?:system|sys|assistant|inst|instructions?|prompt)\s*:"
-          r"|\[\s*(?:system|assistant) (?:message|note|notice|prompt|instructions?|override|update"
-          r"|requirement)\s*[:\]]"),
+          r"|\[\s*(?:system|assistant|admin|administrator|developer|operator) (?:message|note|notice|prompt"
+          r"|instructions?|override|update|requirement)\s*[:\]]"),
     _rule(_MARKUP, "a fake role line", r"(?:^|\n) ?(?:system|assistant|developer|admin) ?(?:message|prompt)? ?:",
           excused=_in_argument_list),
     _rule(_MARKUP, "a comment addressed to the model",
@@ -251,17 +271,21 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"\b(?:do not|don'?t|dont|never|without|not to)\b(?:\s+\w+){0,2}?\s+(?:tell|inform|notify|alert|mention|show"
           r"|reveal|disclose|let|letting|telling|informing|notifying|alerting|mentioning|showing|revealing"
           r"|disclosing)\b"
-          r"(?:\s+[\w']+){0,4}?\s+(?:the )?(?:user|users|human|operator)\b", excused=_required_disclosure),
+          rf"(?:\s+[\w']+){{0,4}}?\s+(?:the )?{_USER}\b", excused=_required_disclosure),
     _rule(_SECRECY, "tells the model to hide something from the user",
           r"\b(?:hide|conceal|keep|withhold)\b(?:\s+[\w']+){0,5}?\s+(?:from|secret from|hidden from"
-          r"|away from) (?:the )?"
-          r"(?:user|users|human|operator)\b"),
+          rf"|away from) (?:the )?{_USER}\b"
+          # 27: "keep quiet about this to the user"
+          rf"|\b(?:keep|stay|remain|be) (?:quiet|silent|mum)\b(?:\s+[\w']+){{0,4}}?\s+(?:to|with|in front of|toward"
+          rf"|towards) (?:the )?{_USER}\b"),
     _rule(_SECRECY, "says the user must not know",
           r"\b(?:the )?(?:user|users|human) (?:(?:must|should|shall|does|do|need|needs to|may) (?:not|never)\b"
           r"|(?:must|should|need|does|do)n'?t\b)(?:\s+\w+){0,2}?\s+"
           r"(?:know|see|find out|notice|learn|be told|be informed|be aware|hear)\b"
           # "make sure the user never learns …" ("… never loses unsaved work", "never sees a transient error":
           # what the tool spares the user)
+          r"|\b(?:the )?(?:user|users|human) (?:must|should|shall|needs? to) (?:remain|stay|be kept|be left)"
+          r" (?:unaware|in the dark|oblivious|ignorant)\b"
           r"|\b(?:make sure|ensure|see to it)(?: that)? (?:the )?(?:user|users|human|operator)s? (?:never|does not"
           r"|doesn'?t|do not|don'?t|won'?t|will not|cannot|can'?t)\b(?:\s+\w+){0,2}?\s+(?:know|knows|find out"
           r"|finds out|learn|learns|suspect|suspects|reali[sz]e|reali[sz]es|become aware|becomes aware|hear about"
@@ -286,6 +310,9 @@ RULES: Final[tuple[_Rule, ...]] = (
           excused=_required_disclosure),
     _rule(_SECRECY, "tells the model to act without the user's confirmation",
           rf"\b(?:never|do not|don'?t|no need to)\s+{_ASKING}\b{_WHOSE_CONSENT}|\bno need for{_WHOSE_CONSENT}"
+          # "Proceed without asking the user for permission": an order to go on without a yes
+          rf"|(?:^|(?<=[.!?;:] )|(?<=\n))(?:proceed|continue|go ahead|carry on|act)\b[^.!?\n]{{0,40}}?\bwithout"
+          rf"(?:\s+first)?\s+{_ASKING}\b{_WHOSE_CONSENT}"
           # an obligation ("must", "always") carried out without a yes; "must not … without" is the opposite
           rf"|\b{_OBLIGATION}\b(?!\s+(?:not|never)\b)[^.!?\n]{{0,80}}?\bwithout(?:\s+first)?(?:\s+{_ASKING}\b)?"
           rf"{_WHOSE_CONSENT}"),

@@ -38,7 +38,8 @@ def _set(words: str) -> frozenset[str]:
 _SINKS: Final = _set(
     "pass put paste include attach send upload copy insert provide forward post submit append embed fill mirror "
     "transmit relay exfiltrate leak report sync stream push ship share dump write place bcc cc")
-_USERS: Final = "user users human operator"
+#: Whom the model talks with (:mod:`.phrases`' ``_USER``: "the person you are chatting with", "whoever …").
+_USERS: Final = "user users human operator person people whoever customer"
 #: Parameter names that carry data out (``harvesting``), and "here" ("put the key here").
 _CARRIERS: Final = _set(
     "sidenote side note notes context feedback extra metadata meta comment comments debug summary reasoning details "
@@ -94,6 +95,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # secrecy
         ("phrases", ("not never without don dont shouldn mustn needn doesn", _USERS)),
         ("phrases", ("sure ensure", _USERS)),
+        ("phrases", ("remain stay kept left", "unaware dark oblivious ignorant")),
         ("phrases", ("keep", "between yourself")),
         ("phrases", ("little", "secret")),
         ("phrases", ("mention", "never not don dont")),
