@@ -25,6 +25,12 @@ SENSITIVE: Final = re.compile(
     r"|\bkeychain\b|\.gnupg\b|wallet\.dat|\bcookies? (?:file|db|database|store|jar)\b|\bbrowser (?:cookies|passwords"
     r"|history|profile)\b|\bcredentials\.(?:db|json)\b|\bcredentials file\b|\bsecrets?\.(?:json|ya?ml|toml)\b"
     r"|\bprivate keys?\b|/etc/(?:passwd|shadow)\b"
+    # the token stores of other command-line tools: GitHub's gh and hub, Azure, Terraform, Vault, Cargo, Maven,
+    # Firebase, Copilot, agent CLIs; a shell's history
+    r"|\bgh/hosts\.ya?ml\b|\.config/hub\b|~/\.azure\b|\.azure/|\bmsal token cache|credentials\.tfrc\.json"
+    r"|\.terraform\.d/credentials|\.vault-token\b|\.cargo/credentials|\.m2/settings\.xml|\bfirebase-tools\.json"
+    r"|github-copilot/(?:hosts|apps)\.json|\.claude/\.credentials\.json|\.codex/auth\.json"
+    r"|\.(?:bash|zsh|sh) history\b"
 )
 #: The model's own knowledge of secrets, asked for ("any API keys you know", "tokens seen in the chat").
 _SECRETS_KNOWN: Final = re.compile(

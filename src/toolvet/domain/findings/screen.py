@@ -51,7 +51,8 @@ _SINK_OR_CARRIER: Final = " ".join(sorted(_SINKS | _CARRIERS))
 #: word with the word that makes it a path ("secrets" alone is no path, "secrets.yaml" is).
 _PATHS: Final = (
     ("ssh rsa dsa ecdsa ed25519 aws gcloud kube env npmrc pypirc netrc pgpass docker claude mcp cursor codeium "
-     "appdata keychain gnupg wallet etc",),
+     "appdata keychain gnupg wallet etc gh hub azure msal tfrc terraform vault cargo m2 firebase copilot codex",),
+    ("bash zsh sh", "history"),
     ("credentials", "application git db json file"),
     ("cookie cookies", "file db database store jar"),
     ("browser", "cookies passwords history profile"),
