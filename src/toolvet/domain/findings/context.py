@@ -80,7 +80,8 @@ def labelled(text: str, start: int) -> bool:
 #: A quoted or labelled match is ``info`` only in a string that holds one; a poisoned description that quotes
 #: its order, or puts "for example" before it, is not talking about an attack.
 _ABOUT_ATTACKS: Final = re.compile(
-    r"(?<![a-z])(?:detect\w*|scan\w*|inject\w*|jailbreak\w*|attack\w*|adversar\w*|malicious|malware|poison\w*"
+    r"(?<![a-z])(?:detect\w*|flag|flags|flagged|flagging|scan\w*|inject\w*|jailbreak\w*|attack\w*|adversar\w*"
+    r"|malicious|malware|poison\w*"
     r"|guardrails?|red[ -]?team\w*|securi\w*|threats?|exploit\w*|vulnerab\w*|phishing|classif\w*|moderat\w*"
     r"|sanitiz\w*|sanitis\w*|suspicious|risk score|inyecci\w*|ataque\w*|atacante\w*|maliciosa?s?|segurida\w*"
     r"|attaqu\w*|malveillant\w*|detecte\w*|angriff\w*|angreifer\w*|erkenn\w*|injektion\w*|sicherheit\w*"
