@@ -32,7 +32,17 @@ DESCRIPTION_SIMILARITY: Final = 92.0
 
 _STEER: Final = re.compile(
     r"\b(?:when|whenever|before|after|instead of|rather than|do not|don'?t|never|always|stop|avoid|prefer|replace"
-    r"|deprecated|in place of|every time|each time|asks? for)\b"
+    r"|deprecated|in place of|every time|each time|asks? for"
+    # the same in the languages the phrase rules read (on the text lower-cased, accents kept)
+    r"|cuando|siempre|nunca|antes de|después de|en lugar de|en vez de|no uses|no llames|evita|deja de usar|obsolet[oa]"
+    r"|cada vez|quand|lorsque|toujours|jamais|avant de|après|au lieu de|plutôt que|n['\u2019]utilise[sz]?|évite[sz]?"
+    r"|obsolète|chaque fois|wenn|bevor|nachdem|statt|anstatt|anstelle|nie|niemals|immer|vermeide\w*|veraltet"
+    r"|jedes ?mal|quando|sempre|depois de|em vez de|ao invés de|não use|não chame|evite|toda vez|prima di|dopo"
+    r"|invece di|anziché|non usare|non chiamare|mai|ogni volta|deprecato|когда|перед|после|вместо|никогда|всегда"
+    r"|не используй\w*|не вызывай\w*|избегай\w*|устарел\w*|каждый раз)\b"
+    # Chinese, Japanese and Korean write no spaces: no word boundaries there
+    r"|时|時|之前|之后|之後|以后|而不是|代替|替代|不要|别|切勿|绝不|总是|始终|每次|避免|已弃用|已废弃|とき|前に|代わりに|ではなく"
+    r"|使わない|決して|常に|必ず|毎回|非推奨|때|전에|후에|대신|절대|항상|매번|사용하지"
 )
 _NAME_LIKE: Final = re.compile(r"[_\-.0-9]|[a-z][A-Z]")
 
@@ -63,8 +73,9 @@ def _skeleton(name: str) -> str:
 
 
 #: A word that may be a tool's name, delimited as :func:`_mention` finds one (not inside a longer name;
-#: a sentence's full stop after it is no part of it).
-_WORD: Final = re.compile(r"(?<![\w.-])[A-Za-z](?:[\w.-]*\w)?(?![\w-])")
+#: a sentence's full stop after it is no part of it). Names are ASCII: a Chinese or Japanese character right
+#: before or after one ("调用send_message时") is no part of it.
+_WORD: Final = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?(?![A-Za-z0-9_-])")
 _QUOTES: Final = "`'\""
 
 
@@ -132,7 +143,7 @@ def _mention(strings: list[tuple[str, str]], other: OtherTool) -> dict[str, Any]
     for path, value in strings:
         if name not in value:
             continue
-        for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", value):
+        for m in re.finditer(rf"(?<![A-Za-z0-9_.-]){re.escape(name)}(?![A-Za-z0-9_-])", value):
             quoted = any(value.startswith(q, m.start() - 1) for q in quoted_forms)
             if not (_NAME_LIKE.search(name) or quoted or value[m.end():m.end() + 5].lower() == " tool"):
                 continue
