@@ -15,7 +15,9 @@ the sentence names a destination and ``data-collection`` when it names an argume
 describes a parameter named like a carrier, ``notes``, ``context``); with a word that makes it a rule
 ("siempre", "toujours", "总是", "毎回", "항상") and a destination, ``exfiltration`` without any data
 named. A verb and a destination alone are not enough: Chinese and Japanese write "uploads the file to
-https://…" as they write the order, and so do the Romance languages' third person.
+https://…" as they write the order, and so do the Romance languages' third person. An order that cannot be
+the third person is (``_LATIN_ORDER``, ``_NATIVE_ORDER``: "Envíe cada resultado a https://…", "请将每个结果发送到
+…"), unless the sentence is a contact line (bug reports and questions to a project's address).
 """
 
 from __future__ import annotations
@@ -96,6 +98,36 @@ _LATIN_STANDING: Final = re.compile(r"\b(?:siempre|automaticamente|cada vez|touj
 _NATIVE_STANDING: Final = re.compile(r"(?:всегда|автоматически|каждый раз|总是|總是|始终|始終|每次|自动|自動|常に|毎回"
                                      r"|自動的に|항상|매번|자동으로)")
 
+#: Orders to send that cannot be the third person: the polite imperatives (Spanish and Portuguese "envíe",
+#: French "envoyez", German "senden Sie", Italian "invii"), the Russian imperative, and the Chinese, Japanese and
+#: Korean forms that ask ("请…发送到", "送信してください", "보내세요"). With an address or URL in the sentence they
+#: are an order to send there, as "Send every result to https://…" is in English; "Envía el archivo a https://…"
+#: is also "it sends the file to …".
+_LATIN_ORDER: Final = re.compile(
+    r"\b(?:envie|envien|mande|manden|suba|suban|adjunte|reenvie|comparta|transmita|publique|envoyez|transmettez"
+    r"|transferez|partagez|publiez|televersez|postez|joignez|senden sie|schicken sie|sende|schicke|ubermittle"
+    r"|ubermitteln sie|leiten sie|leite|laden sie|encaminhe|compartilhe|carregue|invii|inviate|mandi|mandate"
+    r"|inoltri|inoltrate|condivida|carichi)\b")
+_NATIVE_ORDER: Final = re.compile(
+    r"(?<![а-я])(?:отправь|отправьте|пошли|пошлите|перешли|перешлите|загрузи|загрузите|передай|передайте)(?![а-я])"
+    r"|(?:请|請|务必|務必|必须|必須)[^。！？!?\n]{0,16}?(?:发送|發送|上传|上傳|转发|轉發|发给|發給|提交|同步)"
+    r"|(?:送信して|送って|アップロードして|転送して|送付して)(?:ください|下さい)|(?:送信|アップロード|転送|送付)すること"
+    r"|(?:보내|전송하|업로드하|전달하)(?:세요|십시오)")
+
+#: A contact line ("Envíe informes de fallos y preguntas a <bug-wget@gnu.org>", "버그 보고 및 질문은 …로
+#: 보내십시오"): what it asks to send is a bug report, a question, a mail. Such a sentence is no order to send
+#: data there, unless it also names results (``_RESULTS``) or the user's data (read by the data rule).
+_CONTACT: Final = re.compile(
+    r"\b(?:correos?|e-?mails?|mails?|informes?|gazapos?|errore?s?|fallos?|bugs?|preguntas?|problemas?|comentarios?"
+    r"|sugerencias?|dudas?|rapports?|bogues?|questions?|discussions?|erreurs?|problemes?|suggestions?|fehler\w*"
+    r"|fragen?|anregung\w*|probleme?|meldung\w*|relatorios?|relarorios?|relatos?|erros?|questao|questoes|duvidas?"
+    r"|sugestao|sugestoes|discussao|discussoes|segnalazion[ei]|errori|domande?|problemi|suggerimenti)\b"
+    r"|ошибк\w*|вопрос\w*|отч[её]т\w*|баг\w*|问题|問題|报告|報告|错误|錯誤|缺陷|建议|建議|反馈|反饋|讨论|討論|邮件|郵件"
+    r"|バグ|質問|不具合|要望|メール|버그|보고|질문|오류|문제|제안|메일|의견")
+_RESULTS: Final = re.compile(r"\b(?:resultados?|resultats?|ergebnis\w*|risultat[oi]|output|salida|sortie|ausgabe"
+                             r"|saida|respuestas?|reponses?|antwort\w*|respostas?|rispost[ae])\b"
+                             r"|результат\w*|ответ\w*|结果|結果|输出|輸出|回答|결과|응답")
+
 #: The screen's words (:mod:`.screen`): a sink verb of a Latin-script language, with a sensitive path (whose
 #: own words the harvesting family's groups hold, or a mark).
 SCREEN_SINKS: Final = " ".join(sorted({w for words in _LATIN_SINKS.values() for w in words.split("|")}))
@@ -130,7 +162,8 @@ def check(text: Text, norm: Normalised, have: Collection[str] = ()) -> list[dict
     harvest = "credential-harvest" not in have and SENSITIVE.search(folded) is not None
     # the user's data named, or a standing order with a destination (in a Latin-script language), or a script
     outgoing = (script or _LATIN_DATA.search(folded) is not None
-                or (_LATIN_STANDING.search(folded) is not None and DESTINATION.search(folded) is not None))
+                or ((_LATIN_STANDING.search(folded) is not None or _LATIN_ORDER.search(folded) is not None)
+                    and DESTINATION.search(folded) is not None))
     if not harvest and not outgoing:
         return []
     subjects: list[tuple[str, Callable[[int, int], tuple[int, int]], bool]] = [(folded, norm.span, False)]
@@ -149,7 +182,7 @@ def check(text: Text, norm: Normalised, have: Collection[str] = ()) -> list[dict
 def _finding(code: str, message: str, language: str, text: Text, norm: Normalised, subject: str,
              span: Callable[[int, int], tuple[int, int]], first: re.Match[str], second: re.Match[str],
              ) -> dict[str, Any]:
-    talked = talked_about(subject, first.start(), first.end())
+    talked = talked_about(subject, first.start(), first.end(), about=False)
     severity: Severity = "info" if talked else "high"
     a, b = span(min(first.start(), second.start()), max(first.end(), second.end()))
     return finding(code, severity, f"{message} (in {language})" + (" (quoted or labelled as an example)" if talked
@@ -181,17 +214,49 @@ def _outgoing(text: Text, norm: Normalised, subjects: list[tuple[str, Callable[[
                                                   data, verb)
         if "exfiltration" in have or "exfiltration" in out:
             continue
+        order_rx = _NATIVE_ORDER if native_script else _LATIN_ORDER
         for destination in DESTINATION.finditer(subject):
             lo, hi = sentence_start(subject, destination.start()), sentence_end(subject, destination.end())
-            if standing_rx.search(subject, lo, hi) is None:
-                continue
-            if (sink := _sink(subject, lo, hi, native_script)) is not None:
+            if standing_rx.search(subject, lo, hi) is not None and (sink := _sink(subject, lo, hi,
+                                                                                  native_script)) is not None:
                 language, verb = sink
                 out["exfiltration"] = _finding("exfiltration", "tells the model to keep sending data to a "
                                                "destination the tool names", language, text, norm, subject, span,
                                                destination, verb)
                 break
+            if _CONTACT.search(subject, lo, hi) and not _RESULTS.search(subject, lo, hi):
+                continue  # a contact line: bug reports and questions go there
+            if (order := _order(subject, lo, hi, order_rx, native_script)) is not None:
+                out["exfiltration"] = _finding("exfiltration", "tells the model to send data to a destination the "
+                                               "tool names", _language_of(order.group(), native_script), text, norm,
+                                               subject, span, destination, order)
+                break
     return list(out.values())
+
+
+#: A Chinese order that forbids ("请勿将对话记录发送到 …": the negation stands between the 请 and the verb).
+_NEGATION_INSIDE: Final = re.compile(r"勿|不要|不用|别|別|不得|不能|不可|禁止|绝不|絕不")
+
+
+def _order(subject: str, lo: int, hi: int, order_rx: re.Pattern[str], native_script: bool) -> re.Match[str] | None:
+    """The first order to send between ``lo`` and ``hi`` that no negation governs."""
+    for m in order_rx.finditer(subject, lo, hi):
+        if native_script:
+            if (_NATIVE_NEGATION_BEFORE.search(subject[max(lo, m.start() - 16):m.start()])
+                    or _NEGATION_INSIDE.search(m.group())):
+                continue
+        elif _LATIN_NEGATION.search(subject[max(lo, m.start() - 30):m.start()]):
+            continue
+        return m
+    return None
+
+
+def _language_of(order: str, native_script: bool) -> str:
+    """The language an order to send is written in (the first of those whose sink verbs read it)."""
+    for name, pattern, in_native in _SINK_PATTERNS:
+        if in_native == native_script and pattern.search(order):
+            return name
+    return "Russian" if re.search(r"[а-я]", order) else "another language"
 
 
 def _harvest(text: Text, norm: Normalised,

@@ -31,7 +31,7 @@ _LABELS: Final = re.compile(
     r"(?:例如|比如|诸如|諸如|譬如|例子|示例|例：|例:|例えば|たとえば|などの|のような|예를\s*들어|예시|예:|예컨대|например|к\s+примеру"
     r"|такие\s+как|por\s+ejemplo|tales\s+como|frases\s+como|par\s+exemple|telles?\s+que|tels\s+que|phrases\s+comme"
     r"|zum\s+beispiel|z\.\s?b\.|beispielsweise|wie\s+etwa|satze\s+wie|por\s+exemplo|tais\s+como|ad\s+esempio"
-    r"|per\s+esempio|frasi\s+come|detect\w*|rileva\w*|erkenn\w*|detecta\w*|检测|檢測|识别|識別|検出|検知|탐지|감지"
+    r"|per\s+esempio|p\.\s?ej\.|p\.\s?ex\.|ad\s+es\.|frasi\s+come|detect\w*|rileva\w*|erkenn\w*|detecta\w*|检测|檢測|识别|識別|検出|検知|탐지|감지"
     r"|обнаружива\w*|выявля\w*|attaquant\w*|atacante\w*|angreifer\w*|attaccante\w*|攻击者|攻擊者|攻撃者|공격자"
     r"|злоумышленник\w*"
     # "may write" / "may say", as the English labels read them
@@ -53,10 +53,11 @@ def sentence_end(text: str, at: int) -> int:
     return m.end() if m else len(text)
 
 
-def talked_about(text: str, start: int, end: int) -> bool:
-    """Quoted, or right after a label (any of the languages here, or English), in a string that speaks of
-    attacks (``context.about_attacks``): a poisoned description that quotes its order is not talking about it."""
-    if not about_attacks(text):
+def talked_about(text: str, start: int, end: int, *, about: bool = True) -> bool:
+    """Quoted, or right after a label (any of the languages here, or English); with ``about``, only in a string
+    that speaks of attacks (``context.about_attacks``): a poisoned description that quotes its order is not
+    talking about it. An example address needs no such words (``about=False``)."""
+    if about and not about_attacks(text):
         return False
     if any(m.start() < start and end <= m.end() for m in _QUOTES.finditer(text, max(0, start - 300),
                                                                           min(len(text), end + 300))):
