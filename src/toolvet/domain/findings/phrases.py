@@ -237,7 +237,8 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"(?:content |safety |usage )?(?:polic(?:y|ies)|restrictions|rules|filters|guidelines|limits|limitations)\b"
           r"|\b(?:switch|go|get|put yourself) into (?:the )?(?:developer|god|dan|jailbreak|unrestricted|admin"
           r"|maintenance|debug) mode\b"
-          r"|(?:^|(?<=[.!?;:] )|(?<=\n))act as (?:if you (?:were|are) )?(?:the |an? )?(?:system|root|admin"
+          # opening a sentence (the word first, then what stood before it: a scan for the word is cheap)
+          r"|\bact as (?<![^.!?;:\n] act as )(?:if you (?:were|are) )?(?:the |an? )?(?:system|root|admin"
           r"|administrator|sysadmin|superuser|unrestricted|jailbroken)\b"),
     _rule(_OVERRIDE, "gives the model steps to take before using the tool",
           r"\bbefore (?:using|calling|you use|you call|invoking) this tool\b.{0,80}?\b(?:read|open|send|pass"
@@ -311,7 +312,8 @@ RULES: Final[tuple[_Rule, ...]] = (
     _rule(_SECRECY, "tells the model to act without the user's confirmation",
           rf"\b(?:never|do not|don'?t|no need to)\s+{_ASKING}\b{_WHOSE_CONSENT}|\bno need for{_WHOSE_CONSENT}"
           # "Proceed without asking the user for permission": an order to go on without a yes
-          rf"|(?:^|(?<=[.!?;:] )|(?<=\n))(?:proceed|continue|go ahead|carry on|act)\b[^.!?\n]{{0,40}}?\bwithout"
+          rf"|\b(?:proceed(?<![^.!?;:\n] proceed)|continue(?<![^.!?;:\n] continue)|go ahead(?<![^.!?;:\n] go ahead)"
+          rf"|carry on(?<![^.!?;:\n] carry on)|act(?<![^.!?;:\n] act))\b[^.!?\n]{{0,40}}?\bwithout"
           rf"(?:\s+first)?\s+{_ASKING}\b{_WHOSE_CONSENT}"
           # an obligation ("must", "always") carried out without a yes; "must not … without" is the opposite
           rf"|\b{_OBLIGATION}\b(?!\s+(?:not|never)\b)[^.!?\n]{{0,80}}?\bwithout(?:\s+first)?(?:\s+{_ASKING}\b)?"
