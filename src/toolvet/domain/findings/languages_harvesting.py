@@ -16,7 +16,7 @@ describes a parameter named like a carrier, ``notes``, ``context``); with a word
 ("siempre", "toujours", "总是", "毎回", "항상") and a destination, ``exfiltration`` without any data
 named. A verb and a destination alone are not enough: Chinese and Japanese write "uploads the file to
 https://…" as they write the order, and so do the Romance languages' third person. An order that cannot be
-the third person is (``_LATIN_ORDER``, ``_NATIVE_ORDER``: "Envíe cada resultado a https://…", "请将每个结果发送到
+the third person is (``_LATIN_ORDERS``, ``_NATIVE_ORDERS``: "Envíe cada resultado a https://…", "请将每个结果发送到
 …"), unless the sentence is a contact line (bug reports and questions to a project's address).
 """
 
@@ -103,16 +103,28 @@ _NATIVE_STANDING: Final = re.compile(r"(?:всегда|автоматическ�
 #: Korean forms that ask ("请…发送到", "送信してください", "보내세요"). With an address or URL in the sentence they
 #: are an order to send there, as "Send every result to https://…" is in English; "Envía el archivo a https://…"
 #: is also "it sends the file to …".
-_LATIN_ORDER: Final = re.compile(
-    r"\b(?:envie|envien|mande|manden|suba|suban|adjunte|reenvie|comparta|transmita|publique|envoyez|transmettez"
-    r"|transferez|partagez|publiez|televersez|postez|joignez|senden sie|schicken sie|sende|schicke|ubermittle"
-    r"|ubermitteln sie|leiten sie|leite|laden sie|encaminhe|compartilhe|carregue|invii|inviate|mandi|mandate"
-    r"|inoltri|inoltrate|condivida|carichi)\b")
-_NATIVE_ORDER: Final = re.compile(
-    r"(?<![а-я])(?:отправь|отправьте|пошли|пошлите|перешли|перешлите|загрузи|загрузите|передай|передайте)(?![а-я])"
-    r"|(?:请|請|务必|務必|必须|必須)[^。！？!?\n]{0,16}?(?:发送|發送|上传|上傳|转发|轉發|发给|發給|提交|同步)"
-    r"|(?:送信して|送って|アップロードして|転送して|送付して)(?:ください|下さい)|(?:送信|アップロード|転送|送付)すること"
-    r"|(?:보내|전송하|업로드하|전달하)(?:세요|십시오)")
+_LATIN_ORDERS: Final = {
+    "Spanish": "envie|envien|mande|manden|suba|suban|adjunte|reenvie|comparta|transmita|publique",
+    "French": "envoyez|transmettez|transferez|partagez|publiez|televersez|postez|joignez",
+    "German": "senden sie|schicken sie|sende|schicke|ubermittle|ubermitteln sie|leiten sie|leite|laden sie",
+    "Portuguese": "encaminhe|compartilhe|carregue",  # "envie" and "mande" are read as Spanish: spelled alike
+    "Italian": "invii|inviate|mandi|mandate|inoltri|inoltrate|condivida|carichi",
+}
+_NATIVE_ORDERS: Final = {
+    "Russian": r"(?<![а-я])(?:отправь|отправьте|пошли|пошлите|перешли|перешлите|загрузи|загрузите|передай"
+               r"|передайте)(?![а-я])",
+    "Chinese": (r"(?:请|請|务必|務必|必须|必須)[^。！？!?\n]{0,16}?"
+                r"(?:发送|發送|上传|上傳|转发|轉發|发给|發給|提交|同步)"),
+    "Japanese": (r"(?:送信して|送って|アップロードして|転送して|送付して)(?:ください|下さい)"
+                 r"|(?:送信|アップロード|転送|送付)すること"),
+    "Korean": r"(?:보내|전송하|업로드하|전달하)(?:세요|십시오)",
+}
+_ORDER_PATTERNS: Final = (
+    *((name, re.compile(rf"\b(?:{words})\b"), False) for name, words in _LATIN_ORDERS.items()),
+    *((name, re.compile(rx), True) for name, rx in _NATIVE_ORDERS.items()),
+)
+#: Any Latin-script order: whether a string without a standing word may still send somewhere.
+_LATIN_ORDER: Final = re.compile(rf"\b(?:{'|'.join(_LATIN_ORDERS.values())})\b")
 
 #: A contact line ("Envíe informes de fallos y preguntas a <bug-wget@gnu.org>", "버그 보고 및 질문은 …로
 #: 보내십시오"): what it asks to send is a bug report, a question, a mail. Such a sentence is no order to send
@@ -137,15 +149,23 @@ SCREEN_DATA: Final = ("conversacion historial mensajes datos prompt conversation
                       "historico mensagens dados conversazione cronologia messaggi dati")
 
 
-def _sink(subject: str, lo: int, hi: int, native_script: bool) -> tuple[str, re.Match[str]] | None:
-    """The first sink verb between ``lo`` and ``hi`` that no negation governs, with its language."""
-    for name, pattern, in_native in _SINK_PATTERNS:
+#: A Chinese order that forbids ("请勿将对话记录发送到 …": the negation stands between the 请 and the verb).
+_NEGATION_INSIDE: Final = re.compile(r"勿|不要|不用|别|別|不得|不能|不可|禁止|绝不|絕不")
+
+_Patterns = tuple[tuple[str, re.Pattern[str], bool], ...]
+
+
+def _unnegated(subject: str, lo: int, hi: int, native_script: bool,
+               patterns: _Patterns = _SINK_PATTERNS) -> tuple[str, re.Match[str]] | None:
+    """The first match of ``patterns`` (a sink verb, or an order to send) between ``lo`` and ``hi`` that no
+    negation governs, with its language."""
+    for name, pattern, in_native in patterns:
         if in_native != native_script:
             continue
         for m in pattern.finditer(subject, lo, hi):
             if in_native:
                 if (_NATIVE_NEGATION_BEFORE.search(subject[max(lo, m.start() - 16):m.start()])
-                        or _NATIVE_NEGATION_AFTER.match(subject, m.end())):
+                        or _NATIVE_NEGATION_AFTER.match(subject, m.end()) or _NEGATION_INSIDE.search(m.group())):
                     continue
             elif _LATIN_NEGATION.search(subject[max(lo, m.start() - 30):m.start()]):
                 continue
@@ -199,7 +219,7 @@ def _outgoing(text: Text, norm: Normalised, subjects: list[tuple[str, Callable[[
                                              else (_LATIN_DATA, _LATIN_ARGUMENT, _LATIN_STANDING))
         for data in data_rx.finditer(subject):
             lo, hi = sentence_start(subject, data.start()), sentence_end(subject, data.end())
-            sink = _sink(subject, lo, hi, native_script)
+            sink = _unnegated(subject, lo, hi, native_script)
             if sink is None:
                 continue
             language, verb = sink
@@ -214,10 +234,9 @@ def _outgoing(text: Text, norm: Normalised, subjects: list[tuple[str, Callable[[
                                                   data, verb)
         if "exfiltration" in have or "exfiltration" in out:
             continue
-        order_rx = _NATIVE_ORDER if native_script else _LATIN_ORDER
         for destination in DESTINATION.finditer(subject):
             lo, hi = sentence_start(subject, destination.start()), sentence_end(subject, destination.end())
-            if standing_rx.search(subject, lo, hi) is not None and (sink := _sink(subject, lo, hi,
+            if standing_rx.search(subject, lo, hi) is not None and (sink := _unnegated(subject, lo, hi,
                                                                                   native_script)) is not None:
                 language, verb = sink
                 out["exfiltration"] = _finding("exfiltration", "tells the model to keep sending data to a "
@@ -226,37 +245,12 @@ def _outgoing(text: Text, norm: Normalised, subjects: list[tuple[str, Callable[[
                 break
             if _CONTACT.search(subject, lo, hi) and not _RESULTS.search(subject, lo, hi):
                 continue  # a contact line: bug reports and questions go there
-            if (order := _order(subject, lo, hi, order_rx, native_script)) is not None:
+            if (order := _unnegated(subject, lo, hi, native_script, _ORDER_PATTERNS)) is not None:
+                language, verb = order
                 out["exfiltration"] = _finding("exfiltration", "tells the model to send data to a destination the "
-                                               "tool names", _language_of(order.group(), native_script), text, norm,
-                                               subject, span, destination, order)
+                                               "tool names", language, text, norm, subject, span, destination, verb)
                 break
     return list(out.values())
-
-
-#: A Chinese order that forbids ("请勿将对话记录发送到 …": the negation stands between the 请 and the verb).
-_NEGATION_INSIDE: Final = re.compile(r"勿|不要|不用|别|別|不得|不能|不可|禁止|绝不|絕不")
-
-
-def _order(subject: str, lo: int, hi: int, order_rx: re.Pattern[str], native_script: bool) -> re.Match[str] | None:
-    """The first order to send between ``lo`` and ``hi`` that no negation governs."""
-    for m in order_rx.finditer(subject, lo, hi):
-        if native_script:
-            if (_NATIVE_NEGATION_BEFORE.search(subject[max(lo, m.start() - 16):m.start()])
-                    or _NEGATION_INSIDE.search(m.group())):
-                continue
-        elif _LATIN_NEGATION.search(subject[max(lo, m.start() - 30):m.start()]):
-            continue
-        return m
-    return None
-
-
-def _language_of(order: str, native_script: bool) -> str:
-    """The language an order to send is written in (the first of those whose sink verbs read it)."""
-    for name, pattern, in_native in _SINK_PATTERNS:
-        if in_native == native_script and pattern.search(order):
-            return name
-    return "Russian" if re.search(r"[а-я]", order) else "another language"
 
 
 def _harvest(text: Text, norm: Normalised,
@@ -264,7 +258,7 @@ def _harvest(text: Text, norm: Normalised,
     """The ``credential-harvest`` finding of a sensitive path passed on in another language."""
     for subject, span, native_script in subjects:
         for path in SENSITIVE.finditer(subject):
-            found = _sink(subject, sentence_start(subject, path.start()), sentence_end(subject, path.end()),
+            found = _unnegated(subject, sentence_start(subject, path.start()), sentence_end(subject, path.end()),
                           native_script)
             if found is None:
                 continue
