@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolvet.domain.findings.finding import Severity, finding
-from toolvet.domain.findings.scripts import NATIVE_SCRIPT, Native, native, sentence_start, talked_about
+from toolvet.domain.findings.scripts import (
+    NATIVE_SCRIPT,
+    Native,
+    alternation,
+    native,
+    screen_words,
+    sentence_start,
+    talked_about,
+)
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised
 
@@ -37,24 +45,6 @@ _VOID = "declares the model's instructions void"
 _KEEP_FROM = "tells the model to keep something from the user"
 _NOT_KNOW = "says the user must not know"
 _HIDE = "tells the model to hide something from the user"
-
-
-def _alt(words: str) -> str:
-    """A regular-expression alternation of ``words`` (``|``-separated phrases, a space meaning any
-    whitespace), longest first so that a longer phrase wins over its prefix."""
-    phrases = sorted((w.strip() for w in words.split("|") if w.strip()), key=len, reverse=True)
-    return "(?:" + "|".join(r"\s+".join(re.escape(p) for p in phrase.split()) for phrase in phrases) + ")"
-
-
-def _heads(*lists: str) -> str:
-    """The screen's words for phrases: the longest word of each, which every match of the phrase holds."""
-    heads = set()
-    for words in lists:
-        for phrase in words.split("|"):
-            tokens = re.findall(r"[a-z0-9]+", phrase)
-            if tokens:
-                heads.add(max(tokens, key=len))
-    return " ".join(sorted(heads))
 
 
 def _w(n: int) -> str:
@@ -148,10 +138,10 @@ class _Latin:
     mine: str = ""
 
     def patterns(self) -> tuple[tuple[str, str, str], ...]:
-        verb, pre, post, obj, void = (_alt(x) for x in (self.verb, self.pre, self.post, self.obj, self.void))
+        verb, pre, post, obj, void = (alternation(x) for x in (self.verb, self.pre, self.post, self.obj, self.void))
         weak = set(self.weak.split("|"))
-        strong = _alt("|".join(w for w in self.obj.split("|") if w not in weak))
-        mine = _alt(self.mine)
+        strong = alternation("|".join(w for w in self.obj.split("|") if w not in weak))
+        mine = alternation(self.mine)
         return (
             (_OVERRIDE, _SET_ASIDE, rf"\b{verb}\b{_w(3)}[\s,:;]+{pre}\b{_w(3)}[\s,:;]+{strong}\b"),
             (_OVERRIDE, _SET_ASIDE, rf"\b{verb}\b{_w(3)}[\s,:;]+{mine}\b{_w(3)}[\s,:;]+{obj}\b"),
@@ -170,7 +160,7 @@ def _romance_secrecy(negation: str, pronouns: str, tell: str, user: str, without
     word and its verbs of telling), then the user; a verb of hiding, then ``hidden_from``; and the user who
     must not know (``must_not_know``, a whole pattern)."""
     return (
-        (_SECRECY, _KEEP_FROM, rf"\b(?:{negation})\s+(?:(?:{pronouns})\s+)*{_alt(tell)}\b{_w(4)}[\s,:;]+{user}"),
+        (_SECRECY, _KEEP_FROM, rf"\b(?:{negation})\s+(?:(?:{pronouns})\s+)*{alternation(tell)}\b{_w(4)}[\s,:;]+{user}"),
         (_SECRECY, _KEEP_FROM, rf"\b{without}\b{_w(3)}[\s,:;]+{user}"),
         (_SECRECY, _HIDE, rf"\b(?:{hide})\b{_w(5)}[\s,:;]+{hidden_from}"),
         (_SECRECY, _NOT_KNOW, must_not_know),
@@ -189,8 +179,8 @@ _LATIN: Final = (
         r"|necesitan)\s+(?:saber|enterarse|ver|notar|darse cuenta)\b")),
     _Latin("French", _FR_VERB, _FR_PRE, _FR_POST, _FR_OBJ, _FR_VOID, ("utilisat",), weak="regles|ordres",
            mine="tes|vos", rules=(
-        (_SECRECY, _KEEP_FROM, rf"\bne\s+(?:(?:le|la|les|lui|leur|en|rien|jamais|l['\u2019])\s*)*{_alt(_FR_TELL)}\b"
-                               rf"(?:\s+(?:pas|rien|jamais))?{_w(4)}[\s,:;]+{_FR_USER}"),
+        (_SECRECY, _KEEP_FROM, rf"\bne\s+(?:(?:le|la|les|lui|leur|en|rien|jamais|l['\u2019])\s*)*"
+                               rf"{alternation(_FR_TELL)}\b(?:\s+(?:pas|rien|jamais))?{_w(4)}[\s,:;]+{_FR_USER}"),
         (_SECRECY, _KEEP_FROM, r"\bsans\s+(?:(?:le|lui|en|l['\u2019])\s*)?(?:dire|informer|prevenir|avertir|mentionner"
                                rf"|signaler|montrer)\b{_w(3)}[\s,:;]+{_FR_USER}"),
         (_SECRECY, _NOT_KNOW, r"\bsans\s+que\s+(?:l['\u2019]\s*)?utilisat(?:eur|rice)s?\s+(?:ne\s+)?"
@@ -205,7 +195,7 @@ _LATIN: Final = (
     )),
     _Latin("German", _DE_VERB, _DE_PRE, _DE_POST, _DE_OBJ, _DE_VOID, ("benutzer", "nutzer", "anwender"),
            weak="regeln|befehle", mine="deine|ihre", rules=(
-        (_SECRECY, _KEEP_FROM, rf"\b{_alt(_DE_TELL)}\s+{_DE_USER}\s+(?:davon\s+|dazu\s+|hiervon\s+|daruber\s+)?"
+        (_SECRECY, _KEEP_FROM, rf"\b{alternation(_DE_TELL)}\s+{_DE_USER}\s+(?:davon\s+|dazu\s+|hiervon\s+|daruber\s+)?"
                                r"(?:nichts|nicht|kein\w*)\b"),
         (_SECRECY, _KEEP_FROM, rf"\b{_DE_USER}\s+(?:davon\s+|dazu\s+|hiervon\s+|daruber\s+)?nichts\b{_w(3)}[\s,:;]+"
                                r"(?:sagen|erzahlen|verraten|zeigen|mitteilen|erwahnen|melden|berichten)\b"),
@@ -435,15 +425,15 @@ RULES: Final = _compile()
 #: negation, "without", a hiding verb or the user's side, and a word for the user), and their bracketed labels
 #: and banners. Tags need ``<``, which the screen reads as a mark.
 SCREEN_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
-    (_heads(*(x.obj for x in _LATIN)), _heads(*(x.verb for x in _LATIN), *(x.void for x in _LATIN))),
+    (screen_words(*(x.obj for x in _LATIN)), screen_words(*(x.verb for x in _LATIN), *(x.void for x in _LATIN))),
     ("no nunca jamas jamais sin oculta ocultale ocultar oculte esconde escondele esconder esconda el la los las "
      "ne sans que cache cachez cacher dissimule dissimulez dissimuler utilisateur utilisatrice utilisateurs "
-     + _heads(_DE_TELL) + " dem den der die vor ohne verbirg verberge verbergen verheimliche verheimlichen "
+     + screen_words(_DE_TELL) + " dem den der die vor ohne verbirg verberge verbergen verheimliche verheimlichen "
      "verstecke verstecken nao sem esconda oculte o non senza nascondi nascondere nasconda utente",
      "usuario usuaria usuarios usuarias utilisateur utilisatrice utilisateurs utilisatrices benutzer "
      "benutzerin benutzern nutzer nutzerin nutzern anwender anwenderin anwendern utilizador utilizadores "
      "utente utenti usuari usuaries utilizadora utilizadoras utilizadoro utilizadoros"),
-    (_heads(_LATIN_SYSTEM),),
+    (screen_words(_LATIN_SYSTEM),),
 )
 
 

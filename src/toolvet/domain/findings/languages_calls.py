@@ -32,7 +32,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolvet.domain.findings.finding import Severity, finding
-from toolvet.domain.findings.scripts import NATIVE_SCRIPT, native, sentence_end, sentence_start, talked_about
+from toolvet.domain.findings.scripts import (
+    NATIVE_SCRIPT,
+    alternation,
+    native,
+    screen_words,
+    sentence_end,
+    sentence_start,
+    talked_about,
+)
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised, with_underscores
 
@@ -48,15 +56,9 @@ _NAME: Final = r"`?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+`?"
 _NAME_GATE: Final = re.compile(r"[_.\uff3f\uff0e](?<=[^\W_][_.\uff3f\uff0e])[^\W_]")
 
 
-def _alt(words: str) -> str:
-    """An alternation of ``|``-separated phrases, a space meaning any whitespace, longest first."""
-    phrases = sorted((w.strip() for w in words.split("|") if w.strip()), key=len, reverse=True)
-    return "(?:" + "|".join(r"\s+".join(re.escape(p) for p in phrase.split()) for phrase in phrases) + ")"
-
-
 def _between(words: str) -> str:
     """Up to four of ``words`` (and articles) between the verb and the name."""
-    return rf"(?:[\s,']+{_alt(words)}){{0,4}}[\s,']+"
+    return rf"(?:[\s,']+{alternation(words)}){{0,4}}[\s,']+"
 
 
 @dataclass(frozen=True)
@@ -122,30 +124,25 @@ _IT_JOIN = "anche|sempre|subito|immediatamente|poi|lo strumento|la funzione|il t
 
 def _latin_order(modal: str, inf: str, polite: str, join: str) -> str:
     between = _between(join)
-    return (rf"\b{_alt(modal)}(?:(?:\s+[\w']+){{0,2}}?\s+|(?<=')){_alt(inf)}{between}{_NAME}"
+    return (rf"\b{alternation(modal)}(?:(?:\s+[\w']+){{0,2}}?\s+|(?<=')){alternation(inf)}{between}{_NAME}"
             rf"|\b(?:{polite}){between}{_NAME}")
 
 
 def _german_order() -> str:
     """A modal, the name, the infinitive ("musst du sofort sync_notes aufrufen"); a separable verb's
     imperative, the name, its particle ("rufe danach send_email auf"); another imperative, the name."""
-    separable = "|".join(rf"\b{_alt(verb)}\b(?:\s+[\w']+){{0,5}}?\s+{_NAME}(?:\s+[\w']+){{0,4}}?\s+{particle}\b"
+    separable = "|".join(rf"\b{alternation(verb)}\b(?:\s+[\w']+){{0,5}}?\s+{_NAME}(?:\s+[\w']+){{0,4}}?\s+{particle}\b"
                          for verb, particle in _DE_SEPARABLE.items())
-    return (rf"\b{_alt(_DE_MODAL)}\b(?:\s+[\w']+){{0,5}}?\s+{_NAME}(?:\s+[\w']+){{0,4}}?\s+{_alt(_DE_INF)}\b"
-            rf"|{separable}|\b{_alt(_DE_POLITE)}(?:\s+[\w']+){{0,3}}?\s+{_NAME}")
-
-
-def _heads(words: str) -> str:
-    """The screen's words for ``|``-separated phrases: the longest word of each, which every match holds."""
-    return " ".join(sorted({max(re.findall(r"[a-z]+", phrase), key=len) for phrase in words.split("|")
-                            if re.search(r"[a-z]", phrase)}))
+    return (rf"\b{alternation(_DE_MODAL)}\b(?:\s+[\w']+){{0,5}}?\s+{_NAME}(?:\s+[\w']+){{0,4}}?\s+"
+            rf"{alternation(_DE_INF)}\b"
+            rf"|{separable}|\b{alternation(_DE_POLITE)}(?:\s+[\w']+){{0,3}}?\s+{_NAME}")
 
 
 def _latin(language: str, verbs: str, order: str, triggers: str, negation: str) -> _Calls:
     """A Latin-script language's rule: ``verbs``, the phrases one of which every ``order`` holds, and
     ``triggers`` as phrases (the screen reads the longest word of each)."""
-    return _Calls(language, _heads(verbs), order, rf"\b{_alt(triggers)}\b", negation, screen=_heads(triggers),
-                  triggers=tuple(t.strip() for t in triggers.split("|")))
+    return _Calls(language, screen_words(verbs), order, rf"\b{alternation(triggers)}\b", negation,
+                  screen=screen_words(triggers), triggers=tuple(t.strip() for t in triggers.split("|")))
 
 
 _LATIN: Final = (
@@ -212,7 +209,7 @@ _RULES: Final = tuple((c, re.compile(c.order), re.compile(c.trigger), re.compile
 #: a language none of whose triggers a string holds is not read for orders (one search for all of them).
 _TRIGGER_LANGUAGES: Final = {phrase: frozenset(c.language for c in _LATIN if phrase in c.triggers)
                              for c in _LATIN for phrase in c.triggers}
-_TRIGGER_GATE: Final = re.compile(rf"\b{_alt('|'.join(_TRIGGER_LANGUAGES))}\b")
+_TRIGGER_GATE: Final = re.compile(rf"\b{alternation('|'.join(_TRIGGER_LANGUAGES))}\b")
 
 #: Clause breaks: a negation before the last of them governs another clause.
 _CLAUSE_BREAK: Final = re.compile(r"[,;:，、；：]")

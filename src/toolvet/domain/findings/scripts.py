@@ -38,6 +38,25 @@ _LABELS: Final = re.compile(
     r"|peut\s+(?:dire|ecrire)|pourrait\s+(?:dire|ecrire)|puede\s+(?:decir|escribir)|podria\s+(?:decir|escribir)"
     r"|kann\s+(?:sagen|schreiben)|konnte\s+(?:sagen|schreiben)|pode\s+(?:dizer|escrever)|puo\s+(?:dire|scrivere)"
     r"|может\s+(?:написать|сказать)|可能会写|可能會寫|可能会说|可能會說|と書く|라고\s*쓸)")
+def alternation(words: str) -> str:
+    """A regular-expression alternation of ``words`` (``|``-separated phrases, a space meaning any
+    whitespace), longest first so that a longer phrase wins over its prefix."""
+    phrases = sorted((w.strip() for w in words.split("|") if w.strip()), key=len, reverse=True)
+    return "(?:" + "|".join(r"\s+".join(re.escape(p) for p in phrase.split()) for phrase in phrases) + ")"
+
+
+def screen_words(*lists: str) -> str:
+    """The screen's words for ``|``-separated phrases: the longest word of each, which every match of the
+    phrase holds."""
+    heads = set()
+    for words in lists:
+        for phrase in words.split("|"):
+            tokens = re.findall(r"[a-z0-9]+", phrase)
+            if tokens:
+                heads.add(max(tokens, key=len))
+    return " ".join(sorted(heads))
+
+
 _SENTENCE_STOPS: Final = re.compile(r"[。！？!?;；\n]|\.(?:\s|$)")
 
 
