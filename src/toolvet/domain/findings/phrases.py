@@ -40,7 +40,7 @@ _VOID = (r"(?:no longer (?:appl(?:y|ies)|valid|hold|holds|matter|matters|in effe
          r"|null|suspended|lifted)"
          r"|(?:are|is|were|was) (?:only |just |merely )?(?:a test|fake|a decoy|a trick|not real|not genuine)"
          r"|(?:have|has) (?:now )?been (?:cancell?ed|revoked|withdrawn|replaced|superseded|lifted|voided|nullified"
-         r"|overridden|rescinded|suspended|lifted)"
+         r"|overridden|rescinded|suspended)"
          r"|do(?:es)? not apply|don'?t apply|must be ignored|should be ignored)")
 
 
