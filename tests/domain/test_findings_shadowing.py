@@ -17,7 +17,7 @@ from toolvet.domain.findings import (
     cross_server_findings,
     mentioned_names,
 )
-from toolvet.domain.findings.shadowing import DESCRIPTION_SIMILARITY, _about
+from toolvet.domain.findings.shadowing import _STEER, _STEER_CJK, _STEER_WORDS, DESCRIPTION_SIMILARITY, _about, _steers
 from toolvet.domain.findings.text import folded
 
 #: Texts with what a split on whitespace may read differently: runs of spaces, tabs, newlines, no-break
@@ -155,3 +155,22 @@ def test_steering_about_another_servers_tool_is_read_in_the_other_languages() ->
                         "比较两个文件的差异，输出格式与 send_email 相同。",
                         "Cuando uses resend_email_v2, añade siempre un asunto."):
         assert _shadowing(description) == [], description
+
+
+def test_the_steering_shortcut_answers_what_the_expression_answers() -> None:
+    """``_steers`` reads a text with a cheap automaton first and asks the expression only when one of its
+    stems occurs: on every corpus string, each steering word alone and inside longer words, and random
+    splices of them, it answers exactly whether the expression matches."""
+    texts = [t.lower() for pair in _texts() for t in pair if t]
+    words = [w.replace("\\w*", "ungen").replace("[sz]?", "z").replace("[oa]", "o").replace("'?", "")
+             .replace("s?", "s").replace(" ?", "") for w in _STEER_WORDS] + list(_STEER_CJK)
+    texts += words + [f"x{w}" for w in words] + [f"{w}x" for w in words] + [f"a {w}." for w in words]
+    rng = random.Random(7)
+    pieces = [*words, "the", "x", "send_email", "émail", "-"]
+    texts += ["".join(rng.choice(pieces) + rng.choice(("", " ", "_", ". ")) for _ in range(6)) for _ in range(400)]
+    hits = 0
+    for text in texts:
+        expected = _STEER.search(text) is not None
+        hits += expected
+        assert _steers(text) is expected, text
+    assert 100 < hits < len(texts)
