@@ -545,3 +545,45 @@ def test_0019_reads_every_tool_again_for_the_names_it_speaks_of(database_url):
         upgrade(engine)
     finally:
         engine.dispose()
+
+
+def test_0020_empties_the_history_rows_of_current_definitions_and_fills_them_again_on_downgrade(database_url):
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine, "0019")
+        tools = _claims_table("name_key")
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
+            conn.execute(sa.insert(tools), [
+                {**{k: v for k, v in _old_tool(i, name, True, True, False).items() if k in (*_CLAIM, *_JSON, *_TIMES)},
+                 "name_key": name, "definition": {"name": name, "v": 2}} for i, name in ((1, "changed"), (2, "same"))])
+            conn.execute(sa.insert(_HISTORY), [
+                # tool 1 had a first definition, then its current one; tool 2 only its current one
+                {"id": 1, "tool_id": 1, "digest": "sha256:d1-old", "fingerprint": "sha256:f1-old",
+                 "definition": {"name": "changed", "v": 1}, "first_seen_at": _AT},
+                {"id": 2, "tool_id": 1, "digest": "sha256:d1", "fingerprint": "sha256:f1",
+                 "definition": {"name": "changed", "v": 2}, "first_seen_at": _AT},
+                {"id": 3, "tool_id": 2, "digest": "sha256:d2", "fingerprint": "sha256:f2",
+                 "definition": {"name": "same", "v": 2}, "first_seen_at": _AT}])
+
+        upgrade(engine, "0020")
+
+        def texts() -> list[Any]:
+            with engine.connect() as conn:
+                return conn.execute(sa.select(_HISTORY.c.definition).order_by(_HISTORY.c.id)).scalars().all()
+
+        assert texts() == [{"name": "changed", "v": 1}, None, None]  # a current definition is the claim's
+        assert next(c for c in sa.inspect(engine).get_columns("tool_definitions")
+                    if c["name"] == "definition")["nullable"] is True
+        with engine.connect() as conn:  # every tool and every history row is still there
+            assert conn.execute(sa.text("SELECT count(*) FROM tool_definitions")).scalar_one() == 3
+            assert sorted(conn.execute(sa.select(Tool.id)).scalars().all()) == [1, 2]
+
+        _downgrade(engine, "0019")
+
+        assert texts() == [{"name": "changed", "v": 1}, {"name": "changed", "v": 2}, {"name": "same", "v": 2}]
+        assert next(c for c in sa.inspect(engine).get_columns("tool_definitions")
+                    if c["name"] == "definition")["nullable"] is False
+        upgrade(engine)
+    finally:
+        engine.dispose()

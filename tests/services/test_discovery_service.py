@@ -511,7 +511,7 @@ async def test_an_edit_of_the_server_forces_the_full_path(ctx, admin):
 async def test_json_columns_hold_exactly_what_the_column_serializer_writes(ctx, admin):
     # write_changes binds each JSON value as text it encoded once (Preserialized); the stored text must
     # be what the column would have written for the object (toolvet.jsontext.compact, the engines'
-    # json_serializer), on both databases, history row included.
+    # json_serializer), on both databases. A new tool's history row holds no text: its claim holds it.
     from sqlalchemy import String, cast
 
     from toolvet.db.models import Tool
@@ -538,7 +538,7 @@ async def test_json_columns_hold_exactly_what_the_column_serializer_writes(ctx, 
         assert list(texts) == [None if m is None else compact(m) for m in members]
         assert list(objects) == list(members)
         assert list(objects[0]) == list(raw)  # key order kept
-        assert history[raw["name"]] == compact(raw)
+        assert history[raw["name"]] is None
     assert rows["plain"][0] == ('{"name":"plain","description":"Does a thing.","inputSchema":'
                                 '{"type":"object","properties":{"q":{"type":"string"}}},"outputSchema":null}')
 
@@ -561,7 +561,34 @@ async def test_a_changed_tool_is_written_with_the_same_texts(ctx, admin):
         stored = session.execute(select(cast(Tool.definition, String), cast(Tool.annotations, String))).one()
         texts = session.scalars(select(cast(ToolDefinition.definition, String)).order_by(ToolDefinition.id)).all()
     assert tuple(stored) == (compact(changed), compact(changed["annotations"]))
-    assert texts == [compact(tool("t")), compact(changed)]
+    # The definition the claim left is in its history row, the current one only in the claim.
+    assert texts == [compact(tool("t")), None]
+
+
+async def test_history_keeps_every_definition_a_tool_left_across_changes_and_reverts(ctx, admin):
+    """A -> B -> A -> C: each definition a claim leaves is written into its history row before the claim
+    changes, and the history and the diff read every definition, the current one from the claim."""
+    from toolvet.db.models import Tool
+    from toolvet.services import review
+
+    versions = [tool("t"), tool("t", description="Second."), tool("t"), tool("t", description="Third.")]
+    for version in versions:
+        with raw_listing_server({None: {"tools": [version]}}) as up:
+            if not servers.list_servers(ctx, admin).items:
+                add(ctx, admin, up.url)
+            else:
+                servers.update_server(ctx, admin, "up", {"url": up.url})
+            await discover_up(ctx, admin)
+        page = review.history(ctx, admin, "up", "t")
+        assert [d.definition for d in page.items if d.current] == [version]
+    assert [d.definition["description"] for d in page.items] == ["Does a thing.", "Second.", "Third."]
+    assert [d.current for d in page.items] == [False, False, True]
+    with ctx.db.transaction() as session:
+        stored = session.execute(select(ToolDefinition.definition).join(Tool, Tool.id == ToolDefinition.tool_id)
+                                 .order_by(ToolDefinition.id)).scalars().all()
+    assert stored == [versions[0], versions[1], None]  # A's text written when it was left the second time
+    for item, version in zip(page.items, (versions[0], versions[1], versions[3]), strict=True):
+        assert review.diff(ctx, admin, "up", "t", against=item.digest).before == version
 
 
 def test_preserialized_binds_as_its_text_and_reads_back_as_the_object(ctx):

@@ -159,7 +159,12 @@ class ToolReview(Base):
 
 
 class ToolDefinition(Base):
-    """Every distinct definition a tool has had (its history), keyed by the whole-object digest."""
+    """Every distinct definition a tool has had (its history), keyed by the whole-object digest.
+
+    ``definition`` is NULL while the row is the tool's current definition, which its claim
+    (``tools.definition``) holds: a definition is stored once, not twice. A change of the claim writes
+    the outgoing text into its row first (``services.discovery_writes``, ``services.tools``), so a
+    NULL is never a definition the tool has left; :func:`history_definition` reads either."""
 
     __tablename__ = "tool_definitions"
     __table_args__ = (UniqueConstraint("tool_id", "digest", name="uq_tool_definitions_digest"),)
@@ -168,8 +173,14 @@ class ToolDefinition(Base):
     tool_id: Mapped[int] = mapped_column(ForeignKey("tools.id", ondelete="CASCADE"), index=True)
     digest: Mapped[str] = mapped_column(String(71))
     fingerprint: Mapped[str] = mapped_column(String(71))
-    definition: Mapped[dict[str, Any]] = mapped_column(Json)
+    definition: Mapped[dict[str, Any] | None] = mapped_column(Json)
     first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+def history_definition(row: ToolDefinition, tool: Tool) -> dict[str, Any]:
+    """The definition a history row of ``tool`` stands for: its own text, or the claim's while it is the
+    tool's current definition."""
+    return row.definition if row.definition is not None else tool.definition
 
 
 class Review(Base):

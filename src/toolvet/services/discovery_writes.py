@@ -63,8 +63,23 @@ _UPDATE_CLAIM = update(Tool).where(Tool.id == _param(Tool.id))  # SET: the disco
 _SELECT_KNOWN_DIGESTS = select(ToolDefinition.tool_id, ToolDefinition.digest).where(
     ToolDefinition.tool_id.in_(_ids())
 )
-_INSERT_HISTORY = BulkInsert(ToolDefinition.__table__, ("tool_id", "digest", "fingerprint", "definition",  # type: ignore[arg-type]
-                                                        "first_seen_at"))
+# A history row is inserted without its text (NULL: the claim holds the current definition); before a
+# claim changes, its outgoing definition is written into its row (ToolDefinition's docstring).
+_INSERT_HISTORY = BulkInsert(ToolDefinition.__table__, ("tool_id", "digest", "fingerprint", "first_seen_at"))  # type: ignore[arg-type]
+_KEEP_OUTGOING: Final = (
+    update(ToolDefinition)
+    .where(ToolDefinition.tool_id.in_(_ids()), ToolDefinition.definition.is_(None),
+           ToolDefinition.digest == select(Tool.definition_digest).where(Tool.id == ToolDefinition.tool_id)
+           .scalar_subquery())
+    .values(definition=select(Tool.definition).where(Tool.id == ToolDefinition.tool_id).scalar_subquery())
+)
+
+
+def keep_outgoing(conn: Connection, tool_ids: Sequence[int]) -> None:
+    """Write the current definition of each of ``tool_ids`` into its history row, where that row holds
+    none: called before their claims change, in the same transaction."""
+    conn.execute(_KEEP_OUTGOING, {"p_ids": list(tool_ids)})
+
 # The no-change fast path's one tool write: every live tool of the server seen now, but only while the
 # server still has exactly the live tools the recorded listing left (p_count). An operator's delete
 # (or anything else that moved the count) makes it match nothing, and the pass reconciles in full.
@@ -159,8 +174,7 @@ _MEMBER_COLUMNS = (("inputSchema", "input_schema"), ("outputSchema", "output_sch
 
 def _json_values(claim: Any) -> dict[str, Any]:
     """The definition and its member columns, each encoded once, as the columns would encode them
-    (:func:`toolvet.jsontext.compact`), and bound as :class:`Preserialized` texts: the definition's
-    text serves both the tool row and its history row."""
+    (:func:`toolvet.jsontext.compact`), and bound as :class:`Preserialized` texts."""
     d = claim.definition
     values: dict[str, Any] = {"definition": Preserialized(compact(d))}
     for member, column in _MEMBER_COLUMNS:
@@ -170,12 +184,11 @@ def _json_values(claim: Any) -> dict[str, Any]:
     return values
 
 
-def _claim_columns(upsert: Upsert, now: datetime, json_values: dict[str, Any] | None = None) -> dict[str, Any]:
+def _claim_columns(upsert: Upsert, now: datetime) -> dict[str, Any]:
     c = upsert.claim
-    if json_values is None:
-        json_values = _json_values(c)
     return {
-        "title": c.title, "description": c.description, **json_values, "advertised_read_only": c.advertised_read_only,
+        "title": c.title, "description": c.description, **_json_values(c),
+        "advertised_read_only": c.advertised_read_only,
         "definition_fingerprint": c.fingerprint, "definition_digest": c.digest, "last_seen_at": now,
         "retired_at": None, "findings": upsert.findings,
     }
@@ -212,26 +225,24 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
                                                  "p_names": [u.claim.name for u in changes.added]}).all()
         by_name = {u.claim.name: u.claim for u in changes.added}
         new_ids = [r.id for r in ids]
-        # The history row stores the definition's text already made for the tool row.
-        history += [{"tool_id": r.id, "digest": by_name[r.name].digest, "fingerprint": by_name[r.name].fingerprint,
-                     "definition": values[r.name]["definition"]} for r in ids]
+        history += [{"tool_id": r.id, "digest": by_name[r.name].digest, "fingerprint": by_name[r.name].fingerprint}
+                    for r in ids]
         mentions += write_mentions(conn, [(r.id, by_name[r.name].title, by_name[r.name].description,
                                            by_name[r.name].annotations) for r in ids],
                                    [])
     if changes.changed:
-        changed_ids = [u.tool_id for u in changes.changed]
+        changed_ids = [cast(int, u.tool_id) for u in changes.changed]  # changed: ids are set
         known = {(r.tool_id, r.digest) for r in conn.execute(_SELECT_KNOWN_DIGESTS, {"p_ids": changed_ids})}
+        # The definitions the claims leave go into their history rows before the claims change.
+        keep_outgoing(conn, changed_ids)
         # One executemany; every row sets the same discovery-owned columns (_claim_columns).
-        by_id = {cast(int, u.tool_id): _json_values(u.claim) for u in changes.changed}  # changed: ids are set
-        conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now, by_id[cast(int, u.tool_id)]), "p_id": u.tool_id}
-                                     for u in changes.changed])
+        conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now), "p_id": u.tool_id} for u in changes.changed])
         mentions += write_mentions(conn, [(cast(int, u.tool_id), u.claim.title, u.claim.description,
                                            u.claim.annotations)
                                           for u in changes.changed], [cast(int, u.tool_id) for u in changes.changed])
         for u in changes.changed:
             if (u.tool_id, u.claim.digest) not in known:
-                history.append({"tool_id": u.tool_id, "digest": u.claim.digest, "fingerprint": u.claim.fingerprint,
-                                "definition": by_id[cast(int, u.tool_id)]["definition"]})
+                history.append({"tool_id": u.tool_id, "digest": u.claim.digest, "fingerprint": u.claim.fingerprint})
     if history:
         _INSERT_HISTORY.execute(conn, {"first_seen_at": now}, history)
     if changes.unchanged_ids:

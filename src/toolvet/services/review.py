@@ -10,7 +10,7 @@ from typing import Literal
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from toolvet.db.models import Review, Tool, ToolDefinition, ToolReview, ToolSettings
+from toolvet.db.models import Review, Tool, ToolDefinition, ToolReview, ToolSettings, history_definition
 from toolvet.db.types import utcnow
 from toolvet.domain.decision_basis import DecisionBasis, basis, stale_message
 from toolvet.domain.diff import diff_definitions
@@ -83,7 +83,7 @@ def decision_basis(session: Session, tool: Tool) -> DecisionBasis | None:
     reviewed = _reviewed(rows, review)
     if reviewed is None:
         return None
-    return basis(tool.settings.writable, reviewed.definition, tool.definition)
+    return basis(tool.settings.writable, history_definition(reviewed, tool), tool.definition)
 
 
 def _reviewed(rows: Sequence[ToolDefinition], review: ToolReview) -> ToolDefinition | None:
@@ -94,7 +94,7 @@ def _reviewed(rows: Sequence[ToolDefinition], review: ToolReview) -> ToolDefinit
 
 
 def _definition_out(row: ToolDefinition, tool: Tool, reviews: Sequence[Review]) -> DefinitionOut:
-    return DefinitionOut(fingerprint=row.fingerprint, digest=row.digest, definition=row.definition,
+    return DefinitionOut(fingerprint=row.fingerprint, digest=row.digest, definition=history_definition(row, tool),
                          first_seen_at=row.first_seen_at, current=row.digest == tool.definition_digest,
                          reviewed=tool.review is not None and row.digest == tool.review.digest,
                          reviews=[ReviewRecordOut(reviewed_by=r.reviewed_by, reviewed_at=r.reviewed_at, note=r.note)
@@ -170,7 +170,8 @@ def diff(
             select(ToolDefinition).where(ToolDefinition.tool_id == tool.id).order_by(ToolDefinition.id)
         ).all()
         before, basis = _before(rows, tool, against)
-        result = diff_definitions(before.definition if before else None, tool.definition)
+        earlier = history_definition(before, tool) if before else None
+        result = diff_definitions(earlier, tool.definition)
         return DiffOut(
             server=server.name, tool=tool.name,
             review_state=review_state(tool.review.fingerprint if tool.review else None, tool.definition_fingerprint),
@@ -178,7 +179,7 @@ def diff(
             before_fingerprint=before.fingerprint if before else None,
             after_fingerprint=tool.definition_fingerprint,
             before_digest=before.digest if before else None, after_digest=tool.definition_digest,
-            before=before.definition if before else None, after=tool.definition,
+            before=earlier, after=tool.definition,
             changes=[ChangeOut.model_validate(change, from_attributes=True) for change in result.changes],
             summary=result.summary, note=result.note, decision=_decision_out(decision_basis(session, tool)),
         )

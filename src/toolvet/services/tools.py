@@ -33,6 +33,7 @@ from toolvet.schemas.tools import CLAIM_FIELDS, ToolOut, ToolPatch, ToolRegistra
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
+from toolvet.services.discovery_writes import keep_outgoing
 from toolvet.services.servers import invalid_from
 from toolvet.services.servers import load as load_server
 from toolvet.services.shadowing import check_by_hand, forget, write_mentions
@@ -177,13 +178,16 @@ def _claim_values(claim: ToolClaim) -> dict[str, Any]:
 
 
 def remember_definition(session: Session, tool_id: int, claim: ToolClaim) -> None:
-    """Add the claim to the tool's history unless this exact definition is there already."""
+    """Add the claim to the tool's history unless this exact definition is there already. Called before
+    the tool's claim becomes ``claim`` (or right after a new tool's is written): the outgoing definition
+    is written into its history row first, the new row holds none while the claim holds it."""
+    keep_outgoing(session.connection(), [tool_id])
     exists = session.scalar(
         select(ToolDefinition.id).where(ToolDefinition.tool_id == tool_id, ToolDefinition.digest == claim.digest)
     )
     if exists is None:
         session.add(ToolDefinition(tool_id=tool_id, digest=claim.digest, fingerprint=claim.fingerprint,
-                                   definition=claim.definition, first_seen_at=utcnow()))
+                                   definition=None, first_seen_at=utcnow()))
 
 
 def update_tool(
