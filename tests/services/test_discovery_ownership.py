@@ -183,7 +183,7 @@ def _imported_names(path: Path) -> set[str]:
 
 def test_the_discovery_write_path_imports_the_claim_tables_only():
     write_path = [SRC / "services" / "discovery_writes.py", SRC / "services" / "discovery_writer.py",
-                  SRC / "db" / "bulk.py"]
+                  SRC / "services" / "history.py", SRC / "db" / "bulk.py"]
     models = {name for path in write_path for name in _imported_names(path) if name.startswith("toolvet.db.models")}
     assert models == {"toolvet.db.models.DiscoveryRun", "toolvet.db.models.Server", "toolvet.db.models.Tool",
                       "toolvet.db.models.ToolDefinition"}

@@ -30,6 +30,7 @@ from toolvet.services import leases
 from toolvet.services.context import Context
 from toolvet.services.discovery_settings import settle_settings
 from toolvet.services.entry_writes import write_entries
+from toolvet.services.history import keep_outgoing
 from toolvet.services.shadowing import CrossServer, write_mentions
 
 # ------------------------------------------------------------------ the pass's statements, built once
@@ -64,22 +65,8 @@ _SELECT_KNOWN_DIGESTS = select(ToolDefinition.tool_id, ToolDefinition.digest).wh
     ToolDefinition.tool_id.in_(_ids())
 )
 # A history row is inserted without its text (NULL: the claim holds the current definition); before a
-# claim changes, its outgoing definition is written into its row (ToolDefinition's docstring).
+# claim changes, its outgoing definition is written into its row (services.history.keep_outgoing).
 _INSERT_HISTORY = BulkInsert(ToolDefinition.__table__, ("tool_id", "digest", "fingerprint", "first_seen_at"))  # type: ignore[arg-type]
-_KEEP_OUTGOING: Final = (
-    update(ToolDefinition)
-    .where(ToolDefinition.tool_id.in_(_ids()), ToolDefinition.definition.is_(None),
-           ToolDefinition.digest == select(Tool.definition_digest).where(Tool.id == ToolDefinition.tool_id)
-           .scalar_subquery())
-    .values(definition=select(Tool.definition).where(Tool.id == ToolDefinition.tool_id).scalar_subquery())
-)
-
-
-def keep_outgoing(conn: Connection, tool_ids: Sequence[int]) -> None:
-    """Write the current definition of each of ``tool_ids`` into its history row, where that row holds
-    none: called before their claims change, in the same transaction."""
-    conn.execute(_KEEP_OUTGOING, {"p_ids": list(tool_ids)})
-
 # The no-change fast path's one tool write: every live tool of the server seen now, but only while the
 # server still has exactly the live tools the recorded listing left (p_count). An operator's delete
 # (or anything else that moved the count) makes it match nothing, and the pass reconciles in full.

@@ -33,7 +33,7 @@ from toolvet.schemas.tools import CLAIM_FIELDS, ToolOut, ToolPatch, ToolRegistra
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.discovery_writes import keep_outgoing
+from toolvet.services.history import keep_outgoing
 from toolvet.services.servers import invalid_from
 from toolvet.services.servers import load as load_server
 from toolvet.services.shadowing import check_by_hand, forget, write_mentions
