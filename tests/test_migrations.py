@@ -548,6 +548,7 @@ def test_0019_reads_every_tool_again_for_the_names_it_speaks_of(database_url):
 
 
 def test_0020_empties_the_history_rows_of_current_definitions_and_fills_them_again_on_downgrade(database_url):
+    # and adds left_at, which the downgrade drops
     engine = make_engine(database_url)
     try:
         upgrade(engine, "0019")
@@ -573,6 +574,7 @@ def test_0020_empties_the_history_rows_of_current_definitions_and_fills_them_aga
                 return conn.execute(sa.select(_HISTORY.c.definition).order_by(_HISTORY.c.id)).scalars().all()
 
         assert texts() == [{"name": "changed", "v": 1}, None, None]  # a current definition is the claim's
+        assert "left_at" in {c["name"] for c in sa.inspect(engine).get_columns("tool_definitions")}
         assert next(c for c in sa.inspect(engine).get_columns("tool_definitions")
                     if c["name"] == "definition")["nullable"] is True
         with engine.connect() as conn:  # every tool and every history row is still there
@@ -582,6 +584,7 @@ def test_0020_empties_the_history_rows_of_current_definitions_and_fills_them_aga
         _downgrade(engine, "0019")
 
         assert texts() == [{"name": "changed", "v": 1}, {"name": "changed", "v": 2}, {"name": "same", "v": 2}]
+        assert "left_at" not in {c["name"] for c in sa.inspect(engine).get_columns("tool_definitions")}
         assert next(c for c in sa.inspect(engine).get_columns("tool_definitions")
                     if c["name"] == "definition")["nullable"] is False
         upgrade(engine)

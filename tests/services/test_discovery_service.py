@@ -567,7 +567,8 @@ async def test_a_changed_tool_is_written_with_the_same_texts(ctx, admin):
 
 async def test_history_keeps_every_definition_a_tool_left_across_changes_and_reverts(ctx, admin):
     """A -> B -> A -> C: each definition a claim leaves is written into its history row before the claim
-    changes, and the history and the diff read every definition, the current one from the claim."""
+    changes, and the history and the diff read every definition, the current one from the claim; the
+    definition it had before C is A."""
     from toolvet.db.models import Tool
     from toolvet.services import review
 
@@ -589,6 +590,9 @@ async def test_history_keeps_every_definition_a_tool_left_across_changes_and_rev
     assert stored == [versions[0], versions[1], None]  # A's text written when it was left the second time
     for item, version in zip(page.items, (versions[0], versions[1], versions[3]), strict=True):
         assert review.diff(ctx, admin, "up", "t", against=item.digest).before == version
+    # Never reviewed: the diff is against the definition it had before C, A (left last), not B (newer row).
+    default = review.diff(ctx, admin, "up", "t")
+    assert (default.compared_with, default.before) == ("previous", versions[2])
 
 
 def test_preserialized_binds_as_its_text_and_reads_back_as_the_object(ctx):

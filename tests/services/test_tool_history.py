@@ -28,3 +28,5 @@ def test_a_hand_edited_tool_keeps_each_definition_it_left(ctx: Context, admin: P
     assert [d["description"] if d else None for d in stored] == ["First.", "Second.", None]
     for item in page.items:
         assert review.diff(ctx, admin, "m", "t", against=item.digest).before == item.definition
+    # Never reviewed: compared with what it had before "Third.", which is "First." again, not "Second.".
+    assert review.diff(ctx, admin, "m", "t").before["description"] == "First."

@@ -175,6 +175,9 @@ class ToolDefinition(Base):
     fingerprint: Mapped[str] = mapped_column(String(71))
     definition: Mapped[dict[str, Any] | None] = mapped_column(Json)
     first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    #: When the tool's claim last moved off this definition (NULL: never since toolvet kept it, or it is
+    #: the first and current one): a tool that went A, B, A, C had A before C, whatever the rows' order.
+    left_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 def history_definition(row: ToolDefinition, tool: Tool) -> dict[str, Any]:

@@ -221,7 +221,7 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         changed_ids = [cast(int, u.tool_id) for u in changes.changed]  # changed: ids are set
         known = {(r.tool_id, r.digest) for r in conn.execute(_SELECT_KNOWN_DIGESTS, {"p_ids": changed_ids})}
         # The definitions the claims leave go into their history rows before the claims change.
-        keep_outgoing(conn, changed_ids)
+        keep_outgoing(conn, changed_ids, now)
         # One executemany; every row sets the same discovery-owned columns (_claim_columns).
         conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now), "p_id": u.tool_id} for u in changes.changed])
         mentions += write_mentions(conn, [(cast(int, u.tool_id), u.claim.title, u.claim.description,

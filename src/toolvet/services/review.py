@@ -149,7 +149,10 @@ def _before(
     if tool.review is not None:
         reviewed = _reviewed(rows, tool.review)
         return (reviewed, "reviewed") if reviewed is not None else (None, None)
-    earlier = [r for r in rows if r.digest != tool.definition_digest]
+    # The definition it had before this one: the one it left last (rows kept before toolvet noted when a
+    # definition was left, left_at NULL, count as left before every noted one, in the rows' order).
+    earlier = sorted((r for r in rows if r.digest != tool.definition_digest),
+                     key=lambda r: (r.left_at is not None, r.left_at or r.first_seen_at, r.id))
     return (earlier[-1], "previous") if earlier else (None, None)
 
 

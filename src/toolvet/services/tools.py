@@ -181,7 +181,7 @@ def remember_definition(session: Session, tool_id: int, claim: ToolClaim) -> Non
     """Add the claim to the tool's history unless this exact definition is there already. Called before
     the tool's claim becomes ``claim`` (or right after a new tool's is written): the outgoing definition
     is written into its history row first, the new row holds none while the claim holds it."""
-    keep_outgoing(session.connection(), [tool_id])
+    keep_outgoing(session.connection(), [tool_id], utcnow())
     exists = session.scalar(
         select(ToolDefinition.id).where(ToolDefinition.tool_id == tool_id, ToolDefinition.digest == claim.digest)
     )
