@@ -575,6 +575,7 @@ def test_0020_empties_the_history_rows_of_current_definitions_and_fills_them_aga
 
         assert texts() == [{"name": "changed", "v": 1}, None, None]  # a current definition is the claim's
         assert "left_at" in {c["name"] for c in sa.inspect(engine).get_columns("tool_definitions")}
+        assert "left_at" in {c["name"] for c in sa.inspect(engine).get_columns("entry_definitions")}
         assert next(c for c in sa.inspect(engine).get_columns("tool_definitions")
                     if c["name"] == "definition")["nullable"] is True
         with engine.connect() as conn:  # every tool and every history row is still there
@@ -585,6 +586,7 @@ def test_0020_empties_the_history_rows_of_current_definitions_and_fills_them_aga
 
         assert texts() == [{"name": "changed", "v": 1}, {"name": "changed", "v": 2}, {"name": "same", "v": 2}]
         assert "left_at" not in {c["name"] for c in sa.inspect(engine).get_columns("tool_definitions")}
+        assert "left_at" not in {c["name"] for c in sa.inspect(engine).get_columns("entry_definitions")}
         assert next(c for c in sa.inspect(engine).get_columns("tool_definitions")
                     if c["name"] == "definition")["nullable"] is False
         upgrade(engine)

@@ -125,3 +125,17 @@ async def test_removing_a_server_removes_its_entries(ctx, admin):
         left = [session.scalar(select(func.count()).select_from(table))
                 for table in (Entry, EntrySettings, EntryReview, EntryDefinition)]
     assert left == [0, 0, 0, 0]
+
+
+async def test_a_prompt_never_reviewed_is_diffed_against_the_definition_it_left_last(ctx, admin):
+    # A -> B -> A -> C: the prompt had A before C; B is only the newer history row.
+    upstream = library()
+    with modern_http_server(upstream) as up:
+        servers.create_server(ctx, admin, {"name": "library", "url": up.url})
+        await discover(ctx, admin)
+        for description in ("A second wording.", "Summarise a book.", "A third wording."):
+            set_summarise(upstream, description)
+            await discover(ctx, admin)
+    diff = entries.diff_entry(ctx, admin, PROMPTS, "library", "summarise")
+    assert diff.compared_with == "previous"
+    assert (diff.before["description"], diff.after["description"]) == ("Summarise a book.", "A third wording.")

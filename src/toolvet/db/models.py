@@ -6,8 +6,9 @@ docs/discovery.md."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -263,6 +264,19 @@ class EntryDefinition(Base):
     fingerprint: Mapped[str] = mapped_column(String(71))
     definition: Mapped[dict[str, Any]] = mapped_column(Json)
     first_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    #: When the entry's claim last moved off this definition (as ``ToolDefinition.left_at``).
+    left_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+HistoryRow = TypeVar("HistoryRow", ToolDefinition, EntryDefinition)
+
+
+def previous_definition(rows: Sequence[HistoryRow], current_digest: str) -> HistoryRow | None:
+    """Of a tool's or an entry's history rows, the definition it had before its current one: the one it
+    left last (rows kept before toolvet noted when a definition was left count as left before every noted
+    one, in their order); None when it has had no other."""
+    earlier = [r for r in rows if r.digest != current_digest]
+    return max(earlier, key=lambda r: (r.left_at is not None, r.left_at or r.first_seen_at, r.id), default=None)
 
 
 class DiscoveryRun(Base):

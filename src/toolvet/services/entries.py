@@ -15,7 +15,7 @@ from typing import Any, Final
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from toolvet.db.models import Entry, EntryDefinition, EntryReview, EntrySettings, Server
+from toolvet.db.models import Entry, EntryDefinition, EntryReview, EntrySettings, Server, previous_definition
 from toolvet.db.types import utcnow
 from toolvet.domain.diff import diff_definitions
 from toolvet.domain.findings import Severity, severity_rank
@@ -155,8 +155,8 @@ def diff_entry(ctx: Context, principal: Principal, kinds: Sequence[EntryKind], s
                 r for r in rows if r.fingerprint == review.fingerprint]
             before, basis = (matching[-1], "reviewed") if matching else (None, None)
         else:
-            earlier = [r for r in rows if r.digest != entry.digest]
-            before, basis = (earlier[-1], "previous") if earlier else (None, None)
+            previous = previous_definition(rows, entry.digest)
+            before, basis = (previous, "previous") if previous is not None else (None, None)
         result = diff_definitions(before.definition if before else None, entry.definition)
         label = "resource template" if entry.kind == "template" else entry.kind
         note = result.note.replace("the tool", f"the {label}") if result.note else None

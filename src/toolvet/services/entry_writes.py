@@ -49,6 +49,10 @@ def _apply(conn: Connection, server_id: int, changes: EntryChanges, now: datetim
         ids = [cast(int, u.entry_id) for u in changes.changed]
         known = {(r.entry_id, r.digest) for r in conn.execute(
             select(EntryDefinition.entry_id, EntryDefinition.digest).where(EntryDefinition.entry_id.in_(ids)))}
+        # The definitions the claims leave are noted as left before the claims change.
+        current = select(Entry.digest).where(Entry.id == EntryDefinition.entry_id).scalar_subquery()
+        conn.execute(update(EntryDefinition).where(EntryDefinition.entry_id.in_(ids), EntryDefinition.digest == current)
+                     .values(left_at=now))
         for upsert in changes.changed:
             entry_id = cast(int, upsert.entry_id)
             conn.execute(update(Entry).where(Entry.id == entry_id).values(**_claim_values(upsert, now)))

@@ -10,7 +10,15 @@ from typing import Literal
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from toolvet.db.models import Review, Tool, ToolDefinition, ToolReview, ToolSettings, history_definition
+from toolvet.db.models import (
+    Review,
+    Tool,
+    ToolDefinition,
+    ToolReview,
+    ToolSettings,
+    history_definition,
+    previous_definition,
+)
 from toolvet.db.types import utcnow
 from toolvet.domain.decision_basis import DecisionBasis, basis, stale_message
 from toolvet.domain.diff import diff_definitions
@@ -149,11 +157,8 @@ def _before(
     if tool.review is not None:
         reviewed = _reviewed(rows, tool.review)
         return (reviewed, "reviewed") if reviewed is not None else (None, None)
-    # The definition it had before this one: the one it left last (rows kept before toolvet noted when a
-    # definition was left, left_at NULL, count as left before every noted one, in the rows' order).
-    earlier = sorted((r for r in rows if r.digest != tool.definition_digest),
-                     key=lambda r: (r.left_at is not None, r.left_at or r.first_seen_at, r.id))
-    return (earlier[-1], "previous") if earlier else (None, None)
+    previous = previous_definition(rows, tool.definition_digest)
+    return (previous, "previous") if previous is not None else (None, None)
 
 
 def diff(

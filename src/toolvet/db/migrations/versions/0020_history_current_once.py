@@ -10,8 +10,9 @@ whose digest is their tool's current one are emptied here, which gives back abou
 tool takes in the database; downgrading writes the claims' texts back into them.
 
 ``left_at`` notes when the claim moved off a definition, so the one a tool had before its current one
-is the one it left last (a tool that went A, B, A, C had A before C; the rows' order says B). Rows kept
-before this revision have none.
+is the one it left last (a tool that went A, B, A, C had A before C; the rows' order says B); the same
+for prompts, resources and templates (``entry_definitions.left_at``). Rows kept before this revision
+have none.
 """
 
 from __future__ import annotations
@@ -40,10 +41,13 @@ def upgrade() -> None:
     with op.batch_alter_table('tool_definitions', schema=None) as batch_op:
         batch_op.alter_column('definition', existing_type=sa.JSON(none_as_null=True), nullable=True)
         batch_op.add_column(sa.Column('left_at', toolvet.db.types.UTCDateTime(timezone=True), nullable=True))
+    op.add_column('entry_definitions', sa.Column('left_at', toolvet.db.types.UTCDateTime(timezone=True), nullable=True))
     op.get_bind().execute(_history.update().where(_current).values(definition=sa.null()))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('entry_definitions', schema=None) as batch_op:
+        batch_op.drop_column('left_at')
     claim = (sa.select(_tools.c.definition).where(_tools.c.id == _history.c.tool_id).scalar_subquery())
     op.get_bind().execute(_history.update().where(_history.c.definition.is_(None)).values(definition=claim))
     with op.batch_alter_table('tool_definitions', schema=None) as batch_op:
