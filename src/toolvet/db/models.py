@@ -164,8 +164,8 @@ class ToolDefinition(Base):
 
     ``definition`` is NULL while the row is the tool's current definition, which its claim
     (``tools.definition``) holds: a definition is stored once, not twice. A change of the claim writes
-    the outgoing text into its row first (``services.discovery_writes``, ``services.tools``), so a
-    NULL is never a definition the tool has left; :func:`history_definition` reads either."""
+    the outgoing text into its row first (``services.history.keep_outgoing``), so a NULL is never a
+    definition the tool has left; :func:`history_definition` reads either."""
 
     __tablename__ = "tool_definitions"
     __table_args__ = (UniqueConstraint("tool_id", "digest", name="uq_tool_definitions_digest"),)

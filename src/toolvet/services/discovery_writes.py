@@ -226,7 +226,7 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
         conn.execute(_UPDATE_CLAIM, [{**_claim_columns(u, now), "p_id": u.tool_id} for u in changes.changed])
         mentions += write_mentions(conn, [(cast(int, u.tool_id), u.claim.title, u.claim.description,
                                            u.claim.annotations)
-                                          for u in changes.changed], [cast(int, u.tool_id) for u in changes.changed])
+                                          for u in changes.changed], changed_ids)
         for u in changes.changed:
             if (u.tool_id, u.claim.digest) not in known:
                 history.append({"tool_id": u.tool_id, "digest": u.claim.digest, "fingerprint": u.claim.fingerprint})
