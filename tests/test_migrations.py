@@ -592,3 +592,61 @@ def test_0020_empties_the_history_rows_of_current_definitions_and_fills_them_aga
         upgrade(engine)
     finally:
         engine.dispose()
+
+
+# --- 0021 and 0022: no index a unique constraint gives; a definition's members stored only in it --------
+
+_PREFIX_INDEXES = {"tools": "ix_tools_server_id", "tool_definitions": "ix_tool_definitions_tool_id",
+                   "entries": "ix_entries_server_id", "entry_definitions": "ix_entry_definitions_entry_id"}
+_MEMBER_COLUMNS = {"input_schema": "inputSchema", "output_schema": "outputSchema", "annotations": "annotations",
+                   "icons": "icons", "meta": "_meta"}
+
+
+def _indexes(engine: sa.Engine) -> set[str]:
+    inspector = sa.inspect(engine)
+    return {ix["name"] for table in _PREFIX_INDEXES for ix in inspector.get_indexes(table) if ix["name"]}
+
+
+def test_0021_drops_the_indexes_a_unique_constraint_gives_and_0022_the_member_columns_and_back(database_url):
+    engine = make_engine(database_url)
+    full = {"name": "full", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+            "outputSchema": {"type": "object", "a": [1, 2.5]}, "annotations": {"readOnlyHint": True, "z": None},
+            "icons": [{"src": "https://example.org/i.png"}], "_meta": {"ui": {"visibility": ["model"]}}}
+    bare = {"name": "bare", "inputSchema": {"type": "object"}, "outputSchema": None}
+    try:
+        upgrade(engine, "0020")
+        tools = _claims_table("name_key", json=tuple(c for c in _MEMBER_COLUMNS if c != "input_schema"))
+        with engine.begin() as conn:
+            conn.execute(sa.insert(_SERVERS), [_SERVER])
+            conn.execute(sa.insert(tools), [
+                {**{k: v for k, v in _old_tool(i, d["name"], True, True, False).items() if k in (*_CLAIM, *_TIMES)},
+                 "name_key": d["name"], "definition": d, "findings": [],
+                 **{column: d.get(member) for column, member in _MEMBER_COLUMNS.items()}}
+                for i, d in ((1, full), (2, bare))])
+        assert set(_PREFIX_INDEXES.values()) <= _indexes(engine)
+
+        upgrade(engine)
+
+        assert not set(_PREFIX_INDEXES.values()) & _indexes(engine)
+        assert not set(_MEMBER_COLUMNS) & _tool_columns(engine)
+        with engine.connect() as conn:
+            rows = conn.execute(sa.select(Tool.id, Tool.definition, *(getattr(Tool, c) for c in _MEMBER_COLUMNS))
+                                .order_by(Tool.id)).all()
+            by_server = conn.execute(sa.select(Tool.name).where(Tool.server_id == 1).order_by(Tool.name)).all()
+        assert [tuple(r) for r in rows] == [(i, d, *(d.get(m) for m in _MEMBER_COLUMNS.values()))
+                                            for i, d in ((1, full), (2, bare))]
+        assert [r.name for r in by_server] == ["bare", "full"]
+
+        _downgrade(engine, "0020")
+
+        assert set(_PREFIX_INDEXES.values()) <= _indexes(engine)
+        with engine.connect() as conn:
+            back = conn.execute(sa.select(tools.c.id, *(tools.c[c] for c in _MEMBER_COLUMNS))
+                                .order_by(tools.c.id)).all()
+        assert [tuple(r) for r in back] == [(i, *(d.get(m) for m in _MEMBER_COLUMNS.values()))
+                                            for i, d in ((1, full), (2, bare))]
+        upgrade(engine)
+        with engine.connect() as conn:
+            assert conn.execute(sa.select(Tool.definition).where(Tool.id == 1)).scalar_one() == full
+    finally:
+        engine.dispose()

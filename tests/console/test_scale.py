@@ -27,8 +27,7 @@ def big(console: Console) -> Console:
     now = utcnow()
     names = [f"t{i:04d}" for i in range(TOOLS - 1)] + [HELD]
     rows = [{"name": n, "title": None, "description": "Rotates the signing keys." if n == HELD else f"Tool {n}.",
-             "definition": {"name": n, "inputSchema": {"type": "object"}}, "input_schema": {"type": "object"},
-             "output_schema": None, "annotations": None, "icons": None, "meta": None, "advertised_read_only": None,
+             "definition": {"name": n, "inputSchema": {"type": "object"}}, "advertised_read_only": None,
              "definition_fingerprint": f"sha256:{n}", "definition_digest": f"sha256:{n}", "findings": []}
             for n in names]
     with console.ctx.db.engine.begin() as conn:

@@ -509,9 +509,10 @@ async def test_an_edit_of_the_server_forces_the_full_path(ctx, admin):
 
 
 async def test_json_columns_hold_exactly_what_the_column_serializer_writes(ctx, admin):
-    # write_changes binds each JSON value as text it encoded once (Preserialized); the stored text must
-    # be what the column would have written for the object (toolvet.jsontext.compact, the engines'
+    # write_changes binds the definition as text it encoded once (Preserialized); the stored text must be
+    # what the column would have written for the object (toolvet.jsontext.compact, the engines'
     # json_serializer), on both databases. A new tool's history row holds no text: its claim holds it.
+    # The definition's members are stored nowhere else; a query reads each out of it, equal to the member.
     from sqlalchemy import String, cast
 
     from toolvet.db.models import Tool
@@ -525,19 +526,23 @@ async def test_json_columns_hold_exactly_what_the_column_serializer_writes(ctx, 
         add(ctx, admin, up.url)
         run = await discover_up(ctx, admin)
     assert (run.status, run.added) == ("ok", 2)
-    columns = (Tool.definition, Tool.input_schema, Tool.output_schema, Tool.annotations, Tool.icons, Tool.meta)
+    members = (Tool.input_schema, Tool.output_schema, Tool.annotations, Tool.icons, Tool.meta)
     with ctx.db.transaction() as session:
         rows = {r[0]: r[1:] for r in session.execute(
-            select(Tool.name, *(cast(c, String) for c in columns), *columns))}
+            select(Tool.name, cast(Tool.definition, String), Tool.definition, *members))}
         history = {r[0]: r[1] for r in session.execute(
             select(Tool.name, cast(ToolDefinition.definition, String)).join(Tool, Tool.id == ToolDefinition.tool_id))}
+        loaded = {t.name: t for t in session.scalars(select(Tool))}
+        read = {name: (t.input_schema, t.output_schema, t.annotations, t.icons, t.meta) for name, t in loaded.items()}
     for raw in (weather, plain):
-        texts, objects = rows[raw["name"]][:6], rows[raw["name"]][6:]
-        members = (raw, raw["inputSchema"], raw.get("outputSchema"), raw.get("annotations"), raw.get("icons"),
-                   raw.get("_meta"))
-        assert list(texts) == [None if m is None else compact(m) for m in members]
-        assert list(objects) == list(members)
-        assert list(objects[0]) == list(raw)  # key order kept
+        text, stored, *queried = rows[raw["name"]]
+        expected = [raw["inputSchema"], raw.get("outputSchema"), raw.get("annotations"), raw.get("icons"),
+                    raw.get("_meta")]
+        assert text == compact(raw)
+        assert stored == raw
+        assert list(stored) == list(raw)  # key order kept
+        assert queried == expected
+        assert list(read[raw["name"]]) == expected
         assert history[raw["name"]] is None
     assert rows["plain"][0] == ('{"name":"plain","description":"Does a thing.","inputSchema":'
                                 '{"type":"object","properties":{"q":{"type":"string"}}},"outputSchema":null}')

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Final, TypeVar
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false, text
+from sqlalchemy import Boolean, ColumnElement, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false, text
+from sqlalchemy.ext.hybrid import hybrid_property
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from toolvet.db.types import Json, UTCDateTime, utcnow
@@ -87,7 +88,8 @@ class Tool(Base):
                       Index("ix_tools_name_key_id", "name_key", "id"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"), index=True)
+    # Looked up by server through uq_tools_server_name, whose first column it is (no index of its own).
+    server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(Text)
     #: ``domain.findings.name_key(name)``: how another server's pass finds this tool whatever the spelling
     #: of its name (case, separators, look-alike letters). Always written with the name; NULL only in a
@@ -95,11 +97,8 @@ class Tool(Base):
     name_key: Mapped[str | None] = mapped_column(Text)
     title: Mapped[str | None] = mapped_column(Text)
     description: Mapped[str | None] = mapped_column(Text)
-    input_schema: Mapped[dict[str, Any]] = mapped_column(Json)
-    output_schema: Mapped[dict[str, Any] | None] = mapped_column(Json)
-    annotations: Mapped[dict[str, Any] | None] = mapped_column(Json)
-    icons: Mapped[list[Any] | None] = mapped_column(Json)
-    meta: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    #: The tool object as the server sent it, verbatim: the one place its members are stored
+    #: (``input_schema`` and the others below read them from it).
     definition: Mapped[dict[str, Any]] = mapped_column(Json)
     advertised_read_only: Mapped[bool | None] = mapped_column(Boolean)
     definition_fingerprint: Mapped[str] = mapped_column(String(71))
@@ -114,6 +113,57 @@ class Tool(Base):
     # flushing a claim never writes a setting or a review. The database deletes them with the claim.
     settings: Mapped[ToolSettings] = relationship(lazy="joined", innerjoin=True, viewonly=True)
     review: Mapped[ToolReview | None] = relationship(lazy="joined", viewonly=True)
+
+    # The definition's members, read from it: on an instance, the value the definition holds (None when
+    # absent or null); in a query, the database's JSON extraction of that member (equal values, numbers
+    # as the database reads them back), so ``select(Tool.annotations)`` decodes the member alone.
+    # Code that sends a member on (a listing, a call's schema check) reads it from ``definition``.
+
+    @hybrid_property
+    def input_schema(self) -> dict[str, Any]:
+        value: dict[str, Any] = self.definition["inputSchema"]
+        return value
+
+    @input_schema.inplace.expression
+    @classmethod
+    def _input_schema(cls) -> ColumnElement[Any]:
+        return cls.definition["inputSchema"]
+
+    @hybrid_property
+    def output_schema(self) -> dict[str, Any] | None:
+        return self.definition.get("outputSchema")
+
+    @output_schema.inplace.expression
+    @classmethod
+    def _output_schema(cls) -> ColumnElement[Any]:
+        return cls.definition["outputSchema"]
+
+    @hybrid_property
+    def annotations(self) -> dict[str, Any] | None:
+        return self.definition.get("annotations")
+
+    @annotations.inplace.expression
+    @classmethod
+    def _annotations(cls) -> ColumnElement[Any]:
+        return cls.definition["annotations"]
+
+    @hybrid_property
+    def icons(self) -> list[Any] | None:
+        return self.definition.get("icons")
+
+    @icons.inplace.expression
+    @classmethod
+    def _icons(cls) -> ColumnElement[Any]:
+        return cls.definition["icons"]
+
+    @hybrid_property
+    def meta(self) -> dict[str, Any] | None:
+        return self.definition.get("_meta")
+
+    @meta.inplace.expression
+    @classmethod
+    def _meta(cls) -> ColumnElement[Any]:
+        return cls.definition["_meta"]
 
 
 class ToolMention(Base):
@@ -171,7 +221,8 @@ class ToolDefinition(Base):
     __table_args__ = (UniqueConstraint("tool_id", "digest", name="uq_tool_definitions_digest"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    tool_id: Mapped[int] = mapped_column(ForeignKey("tools.id", ondelete="CASCADE"), index=True)
+    # Looked up by tool through uq_tool_definitions_digest, whose first column it is.
+    tool_id: Mapped[int] = mapped_column(ForeignKey("tools.id", ondelete="CASCADE"))
     digest: Mapped[str] = mapped_column(String(71))
     fingerprint: Mapped[str] = mapped_column(String(71))
     definition: Mapped[dict[str, Any] | None] = mapped_column(Json)
@@ -211,7 +262,8 @@ class Entry(Base):
     __table_args__ = (UniqueConstraint("server_id", "kind", "key", name="uq_entries_server_kind_key"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"), index=True)
+    # Looked up by server through uq_entries_server_kind_key, whose first column it is.
+    server_id: Mapped[int] = mapped_column(ForeignKey("servers.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(10))
     key: Mapped[str] = mapped_column(Text)
     name: Mapped[str | None] = mapped_column(Text)
@@ -259,7 +311,8 @@ class EntryDefinition(Base):
     __table_args__ = (UniqueConstraint("entry_id", "digest", name="uq_entry_definitions_digest"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), index=True)
+    # Looked up by entry through uq_entry_definitions_digest, whose first column it is.
+    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"))
     digest: Mapped[str] = mapped_column(String(71))
     fingerprint: Mapped[str] = mapped_column(String(71))
     definition: Mapped[dict[str, Any]] = mapped_column(Json)

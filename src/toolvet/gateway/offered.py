@@ -68,12 +68,12 @@ def legacy_safe(output_schema: Any) -> bool:
     )
 
 
-def wire_form(name: str, definition: Mapping[str, Any], columns: Mapping[str, Any]) -> dict[str, Any]:
-    """The tool object listed under ``name``: the stored columns, plus ``securitySchemes`` mirrored into
-    ``_meta`` (the SDK drops unknown top-level fields, and hosts read it there too)."""
+def wire_form(name: str, definition: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool object listed under ``name``: the definition's listed members, plus ``securitySchemes``
+    mirrored into ``_meta`` (the SDK drops unknown top-level fields, and hosts read it there too)."""
     wire: dict[str, Any] = {"name": name}
     for key in WIRE_FIELDS:
-        value = columns.get(key)
+        value = definition.get(key)
         if value is not None:
             wire[key] = value
     execution = definition.get("execution")
@@ -250,26 +250,10 @@ class OfferedCache:
 
     def _read(self) -> Offered:
         tools: list[OfferedTool] = []
-        for row in offered_rows(self.ctx):
-            server, name, definition, fingerprint = row[0], row[1], row[9], row[10]
+        for server, name, definition, fingerprint in offered_rows(self.ctx):
             full = f"{server}_{name}"
-            columns = dict(
-                zip(
-                    ("title", "description", "inputSchema", "outputSchema", "annotations", "icons", "_meta"),
-                    row[2:9],
-                    strict=True,
-                )
-            )
-            tools.append(
-                OfferedTool(
-                    full,
-                    server,
-                    name,
-                    fingerprint,
-                    requirement(definition),
-                    wire_form(full, definition, columns),
-                )
-            )
+            tools.append(OfferedTool(full, server, name, fingerprint, requirement(definition),
+                                     wire_form(full, definition)))
         hosts = self.service.host_tools if self.service is not None else {}
         for name, host in hosts.items():
             full = f"{HOST_SERVER}_{name}"
@@ -281,7 +265,7 @@ class OfferedCache:
                     name,
                     host.fingerprint,
                     requirement(definition),
-                    wire_form(full, definition, definition),
+                    wire_form(full, definition),
                 )
             )
         tools.sort(key=lambda t: t.name)

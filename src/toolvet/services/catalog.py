@@ -32,16 +32,15 @@ class View(StrEnum):
     MODEL = "model"
 
 
-#: The offered tools: their facts' columns (``FACT_COLUMNS``), then what a descriptor shows besides.
+#: The offered tools: their facts' columns (``FACT_COLUMNS``), then the definition a descriptor shows.
 OFFERED_QUERY = (
-    select(*FACT_COLUMNS, Tool.title, Tool.description, Tool.input_schema, Tool.output_schema, Tool.icons,
-           Tool.meta)
+    select(*FACT_COLUMNS, Tool.definition)
     .select_from(TOOL_RECORDS)
     .join(Server, Tool.server_id == Server.id)
     .where(sql_offered())
     .order_by(Server.name, Tool.name)
 )
-#: Where the descriptor's own columns start in a row of ``OFFERED_QUERY``.
+#: Where the definition is in a row of ``OFFERED_QUERY``.
 SHOWN = len(FACT_COLUMNS)
 
 
@@ -82,15 +81,9 @@ def catalog(
     disables = lists.disables
     items: list[AiMCPItem] = []
     append = items.append
-    shown = [(facts_of(row), row[SHOWN:]) for row in rows]
-    hosts = [
-        (facts, (d.get("title"), d.get("description"), d["inputSchema"], d.get("outputSchema"), d.get("icons"),
-                 d.get("_meta")))
-        for facts, d in host_records()
-    ]
-    for facts, (title, description, input_schema, output_schema, icons, meta) in sorted(
-        shown + hosts, key=_address
-    ):
+    shown = [(facts_of(row), row[SHOWN]) for row in rows]
+    for facts, d in sorted(shown + host_records(), key=_address):
+        meta = d.get("_meta")
         enabled = not disables(facts.server_type, facts.name)
         if model_view and (not enabled or not visible_to_model(meta)):
             continue
@@ -99,15 +92,15 @@ def catalog(
         append(
             construct(
                 name=facts.name,
-                description=description or "",
-                input_schema=input_schema,
+                description=d.get("description") or "",
+                input_schema=d["inputSchema"],
                 enabled=enabled,
                 server_type=facts.server_type,
                 require_approval=False if read_only else None,
                 annotations=None if model_view else facts.annotations,
-                title=title,
-                output_schema=output_schema,
-                icons=icons,
+                title=d.get("title"),
+                output_schema=d.get("outputSchema"),
+                icons=d.get("icons"),
                 meta=meta,
             )
         )

@@ -54,9 +54,8 @@ _SELECT_STORED = select(
 _SELECT_INPUT_SCHEMAS = select(Tool.id, Tool.input_schema).where(Tool.id.in_(_ids()))
 # A new tool's claim: every column of the claim table but its id.
 _TOOL_ROW_SHARED = ("server_id", "first_seen_at", "last_seen_at", "retired_at")
-_TOOL_ROW_OWN = ("name", "name_key", "title", "description", "definition", "input_schema", "output_schema",
-                 "annotations", "icons", "meta", "advertised_read_only", "definition_fingerprint", "definition_digest",
-                 "findings")
+_TOOL_ROW_OWN = ("name", "name_key", "title", "description", "definition", "advertised_read_only",
+                 "definition_fingerprint", "definition_digest", "findings")
 _INSERT_TOOLS = BulkInsert(Tool.__table__, _TOOL_ROW_SHARED + _TOOL_ROW_OWN)  # type: ignore[arg-type]
 _SELECT_IDS_BY_NAME = select(Tool.id, Tool.name).where(Tool.server_id == _param(Tool.server_id),
                                                        Tool.name.in_(bindparam("p_names", expanding=True)))
@@ -154,27 +153,16 @@ def _input_schemas(conn: Connection, tool_ids: Sequence[int]) -> Mapping[int, An
     return {r.id: r.input_schema for r in rows}
 
 
-#: The JSON columns that hold a member of the definition, by the member's name.
-_MEMBER_COLUMNS = (("inputSchema", "input_schema"), ("outputSchema", "output_schema"),
-                   ("annotations", "annotations"), ("icons", "icons"), ("_meta", "meta"))
-
-
-def _json_values(claim: Any) -> dict[str, Any]:
-    """The definition and its member columns, each encoded once, as the columns would encode them
-    (:func:`toolvet.jsontext.compact`), and bound as :class:`Preserialized` texts."""
-    d = claim.definition
-    values: dict[str, Any] = {"definition": Preserialized(compact(d))}
-    for member, column in _MEMBER_COLUMNS:
-        value = d.get(member)
-        # A null or absent member is SQL NULL (none_as_null), never the text "null".
-        values[column] = None if value is None else Preserialized(compact(value))
-    return values
+def _definition_text(claim: Any) -> Preserialized:
+    """The definition encoded as its column would encode it (:func:`toolvet.jsontext.compact`), bound as a
+    :class:`Preserialized` text."""
+    return Preserialized(compact(claim.definition))
 
 
 def _claim_columns(upsert: Upsert, now: datetime) -> dict[str, Any]:
     c = upsert.claim
     return {
-        "title": c.title, "description": c.description, **_json_values(c),
+        "title": c.title, "description": c.description, "definition": _definition_text(c),
         "advertised_read_only": c.advertised_read_only,
         "definition_fingerprint": c.fingerprint, "definition_digest": c.digest, "last_seen_at": now,
         "retired_at": None, "findings": upsert.findings,
@@ -200,10 +188,9 @@ def write_changes(conn: Connection, server: ServerFlags, changes: ChangeSet, now
     new_ids: list[int] = []
     retired_ids: list[int] = []
     if changes.added:
-        values = {u.claim.name: _json_values(u.claim) for u in changes.added}
         shared = {"server_id": server.id, "first_seen_at": now, "last_seen_at": now, "retired_at": None}
         _INSERT_TOOLS.execute(conn, shared, [
-            {**values[u.claim.name], "name": u.claim.name, "name_key": checks.name_key(u.claim.name),
+            {"definition": _definition_text(u.claim), "name": u.claim.name, "name_key": checks.name_key(u.claim.name),
              "title": u.claim.title, "description": u.claim.description,
              "advertised_read_only": u.claim.advertised_read_only, "definition_fingerprint": u.claim.fingerprint,
              "definition_digest": u.claim.digest, "findings": u.findings}

@@ -133,15 +133,16 @@ def read_tool(session: Session, server: str, tool: str) -> ToolRecord | None:
         return ToolRecord(host_facts(tool, host), definition["inputSchema"], definition.get("outputSchema"), None,
                           requirement(definition))
     row = session.execute(
-        select(*FACT_COLUMNS, Tool.input_schema, Tool.output_schema, Server, Tool.definition)
+        select(*FACT_COLUMNS, Server, Tool.definition)
         .select_from(TOOL_RECORDS)
         .join(Server, Tool.server_id == Server.id)
         .where(Server.name == server, Tool.name == tool)
     ).one_or_none()
     if row is None:
         return None
-    input_schema, output_schema, server_row, definition = row[_FACTS:]
-    return ToolRecord(facts_of(row), input_schema, output_schema, server_row, requirement(definition))
+    server_row, definition = row[_FACTS:]
+    return ToolRecord(facts_of(row), definition["inputSchema"], definition.get("outputSchema"), server_row,
+                      requirement(definition))
 
 
 def host_records() -> list[tuple[ToolFacts, dict[str, Any]]]:

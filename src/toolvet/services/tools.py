@@ -170,10 +170,9 @@ def _claim(definition: dict[str, Any], max_bytes: int) -> ToolClaim:
 
 def _claim_values(claim: ToolClaim) -> dict[str, Any]:
     return {
-        "title": claim.title, "description": claim.description, "input_schema": claim.input_schema,
-        "output_schema": claim.output_schema, "annotations": claim.annotations, "icons": claim.icons,
-        "meta": claim.meta, "definition": claim.definition, "advertised_read_only": claim.advertised_read_only,
-        "definition_fingerprint": claim.fingerprint, "definition_digest": claim.digest,
+        "title": claim.title, "description": claim.description, "definition": claim.definition,
+        "advertised_read_only": claim.advertised_read_only, "definition_fingerprint": claim.fingerprint,
+        "definition_digest": claim.digest,
     }
 
 
@@ -228,8 +227,8 @@ def update_tool(
                 findings.static_findings(claim.definition), tool.id)}
             remember_definition(session, tool.id, claim)
             session.execute(update(Tool).where(Tool.id == tool.id).values(**values))
-            write_mentions(session.connection(), [(tool.id, values.get("title"), values.get("description"),
-                                                   values.get("annotations"))], [tool.id])
+            write_mentions(session.connection(), [(tool.id, claim.title, claim.description, claim.annotations)],
+                           [tool.id])
             session.refresh(tool)
         after = to_out(tool, server)
         audit.record(session, principal, "tool.update", "tool", f"tool:{server_name}/{name}", before, after)
@@ -294,13 +293,10 @@ def count_offered(ctx: Context) -> int:
 
 
 def offered_rows(ctx: Context) -> Sequence[Any]:
-    """Every offered tool, for the gateway's listing: (server, name, title, description, input_schema,
-    output_schema, annotations, icons, meta, definition, fingerprint), in one query."""
+    """Every offered tool, for the gateway's listing: (server, name, definition, fingerprint), in one
+    query."""
     query = (
-        select(
-            Server.name, Tool.name, Tool.title, Tool.description, Tool.input_schema, Tool.output_schema,
-            Tool.annotations, Tool.icons, Tool.meta, Tool.definition, Tool.definition_fingerprint,
-        )
+        select(Server.name, Tool.name, Tool.definition, Tool.definition_fingerprint)
         .select_from(TOOL_RECORDS)
         .join(Server, Tool.server_id == Server.id)
         .where(sql_offered())
