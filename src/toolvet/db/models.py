@@ -76,6 +76,20 @@ class Server(Base):
                                                      lazy="selectin")
 
 
+def _member(name: str, key: str) -> hybrid_property[Any]:
+    """The attribute ``name`` of a tool: its definition's member ``key``, the decoded definition's on a
+    row (None when absent or null), the database's JSON extraction of it in a query (labelled ``name``)."""
+
+    def on_row(tool: Tool) -> Any:
+        return tool.definition.get(key)
+
+    def in_query(cls: type[Tool]) -> ColumnElement[Any]:
+        return cls.definition[key]
+
+    on_row.__name__ = in_query.__name__ = name  # what a query labels the member's column
+    return hybrid_property(on_row, expr=in_query)
+
+
 class Tool(Base):
     """A tool as its server claims it: the record discovery owns (hand-set on manual servers). Its
     operator-owned settings and its review are records of their own (``ToolSettings``, ``ToolReview``),
@@ -114,56 +128,15 @@ class Tool(Base):
     settings: Mapped[ToolSettings] = relationship(lazy="joined", innerjoin=True, viewonly=True)
     review: Mapped[ToolReview | None] = relationship(lazy="joined", viewonly=True)
 
-    # The definition's members, read from it: on an instance, the value the definition holds (None when
-    # absent or null); in a query, the database's JSON extraction of that member (equal values, numbers
-    # as the database reads them back), so ``select(Tool.annotations)`` decodes the member alone.
-    # Code that sends a member on (a listing, a call's schema check) reads it from ``definition``.
+    # The definition's members, read from it (``_member``). In a query the database's JSON extraction
+    # gives equal values, numbers as it reads them back: code that sends a member on (a listing, a call's
+    # schema check) reads it from ``definition`` itself.
 
-    @hybrid_property
-    def input_schema(self) -> dict[str, Any]:
-        value: dict[str, Any] = self.definition["inputSchema"]
-        return value
-
-    @input_schema.inplace.expression
-    @classmethod
-    def _input_schema(cls) -> ColumnElement[Any]:
-        return cls.definition["inputSchema"]
-
-    @hybrid_property
-    def output_schema(self) -> dict[str, Any] | None:
-        return self.definition.get("outputSchema")
-
-    @output_schema.inplace.expression
-    @classmethod
-    def _output_schema(cls) -> ColumnElement[Any]:
-        return cls.definition["outputSchema"]
-
-    @hybrid_property
-    def annotations(self) -> dict[str, Any] | None:
-        return self.definition.get("annotations")
-
-    @annotations.inplace.expression
-    @classmethod
-    def _annotations(cls) -> ColumnElement[Any]:
-        return cls.definition["annotations"]
-
-    @hybrid_property
-    def icons(self) -> list[Any] | None:
-        return self.definition.get("icons")
-
-    @icons.inplace.expression
-    @classmethod
-    def _icons(cls) -> ColumnElement[Any]:
-        return cls.definition["icons"]
-
-    @hybrid_property
-    def meta(self) -> dict[str, Any] | None:
-        return self.definition.get("_meta")
-
-    @meta.inplace.expression
-    @classmethod
-    def _meta(cls) -> ColumnElement[Any]:
-        return cls.definition["_meta"]
+    input_schema: hybrid_property[dict[str, Any]] = _member("input_schema", "inputSchema")
+    output_schema: hybrid_property[dict[str, Any] | None] = _member("output_schema", "outputSchema")
+    annotations: hybrid_property[dict[str, Any] | None] = _member("annotations", "annotations")
+    icons: hybrid_property[list[Any] | None] = _member("icons", "icons")
+    meta: hybrid_property[dict[str, Any] | None] = _member("meta", "_meta")
 
 
 class ToolMention(Base):
