@@ -15,8 +15,8 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from toolvet.cache import TtlCache
-from toolvet.db.engine import Database
-from toolvet.db.migrate import upgrade
+from toolvet.db.engine import Database, make_engine
+from toolvet.db.migrate import current_revision, head_revision, upgrade
 from toolvet.services.events import CACHE, EventBus, open_bus
 from toolvet.services.secrets import SecretBox, load_key
 from toolvet.services.setup_errors import explain
@@ -101,3 +101,13 @@ class Context:
         if writer is not None:
             writer.close()
         self.db.dispose()
+
+
+def schema_revisions(settings: Settings) -> tuple[str | None, str]:
+    """The revision the configured database is at, without migrating it (None when it has none or
+    cannot be read: opening it says why), and the newest this toolvet knows."""
+    engine = make_engine(settings.resolved_database_url())
+    try:
+        return current_revision(engine), head_revision()
+    finally:
+        engine.dispose()
