@@ -20,7 +20,14 @@ from toolvet.errors import InvalidInput
 from toolvet.schemas.policy import AiMCPItem
 from toolvet.services.auth import Principal
 from toolvet.services.context import Context
-from toolvet.services.policy_facts import DEFAULT_SCOPE, FACT_COLUMNS, facts_of, host_records, read_scope
+from toolvet.services.policy_facts import (
+    DEFAULT_SCOPE,
+    FACT_COLUMNS,
+    definition_of,
+    facts_of,
+    host_records,
+    read_scope,
+)
 from toolvet.services.preferences import check_access
 from toolvet.services.tools import TOOL_RECORDS, sql_offered
 
@@ -32,16 +39,14 @@ class View(StrEnum):
     MODEL = "model"
 
 
-#: The offered tools: their facts' columns (``FACT_COLUMNS``), then the definition a descriptor shows.
+#: The offered tools: their facts' columns (``FACT_COLUMNS``, the definition a descriptor shows among them).
 OFFERED_QUERY = (
-    select(*FACT_COLUMNS, Tool.definition)
+    select(*FACT_COLUMNS)
     .select_from(TOOL_RECORDS)
     .join(Server, Tool.server_id == Server.id)
     .where(sql_offered())
     .order_by(Server.name, Tool.name)
 )
-#: Where the definition is in a row of ``OFFERED_QUERY``.
-SHOWN = len(FACT_COLUMNS)
 
 
 def visible_to_model(meta: dict[str, Any] | None) -> bool:
@@ -81,7 +86,7 @@ def catalog(
     disables = lists.disables
     items: list[AiMCPItem] = []
     append = items.append
-    shown = [(facts_of(row), row[SHOWN]) for row in rows]
+    shown = [(facts_of(row), definition_of(row)) for row in rows]
     for facts, d in sorted(shown + host_records(), key=_address):
         meta = d.get("_meta")
         enabled = not disables(facts.server_type, facts.name)

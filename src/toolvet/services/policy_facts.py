@@ -53,12 +53,13 @@ DEFAULT_SCOPE: Final = "default"
 # --- the tool ---------------------------------------------------------------------------------------
 
 #: The columns a tool's facts are read from, in :func:`facts_of`'s order (over ``TOOL_RECORDS``
-#: joined with ``Server``). A query may select more columns after these.
+#: joined with ``Server``). A query may select more columns after these. The definition is among them
+#: (the facts read its annotations): a reader that needs it too takes it with :func:`definition_of`.
 FACT_COLUMNS: Final = (
     Server.name,
     Tool.name,
     Tool.definition_fingerprint,
-    Tool.annotations,
+    Tool.definition,
     ToolSettings.enabled,
     ToolSettings.writable,
     ToolReview.fingerprint,
@@ -73,9 +74,15 @@ FACT_COLUMNS: Final = (
 _FACTS: Final = len(FACT_COLUMNS)
 
 
+def definition_of(row: Sequence[Any]) -> dict[str, Any]:
+    """The definition in a row that starts with :data:`FACT_COLUMNS`."""
+    definition: dict[str, Any] = row[3]
+    return definition
+
+
 def facts_of(row: Sequence[Any]) -> ToolFacts:
     """The facts of a row that starts with :data:`FACT_COLUMNS`."""
-    (server, name, fingerprint, annotations, enabled, writable, reviewed, server_enabled, hold,
+    (server, name, fingerprint, definition, enabled, writable, reviewed, server_enabled, hold,
      trust, hold_flagged, findings, server_floor, tool_floor) = row[:_FACTS]
     state = review_state(reviewed, fingerprint)
     return ToolFacts(
@@ -87,7 +94,7 @@ def facts_of(row: Sequence[Any]) -> ToolFacts:
         hold_changed_tools=hold,
         writable=writable,
         trust_annotations=trust,
-        annotations=annotations,
+        annotations=definition.get("annotations"),
         held_flagged=held_for_findings(hold_flagged, state, findings or []),
         approval=stricter(server_floor, tool_floor),
     )
@@ -133,15 +140,15 @@ def read_tool(session: Session, server: str, tool: str) -> ToolRecord | None:
         return ToolRecord(host_facts(tool, host), definition["inputSchema"], definition.get("outputSchema"), None,
                           requirement(definition))
     row = session.execute(
-        select(*FACT_COLUMNS, Server, Tool.definition)
+        select(*FACT_COLUMNS, Server)
         .select_from(TOOL_RECORDS)
         .join(Server, Tool.server_id == Server.id)
         .where(Server.name == server, Tool.name == tool)
     ).one_or_none()
     if row is None:
         return None
-    server_row, definition = row[_FACTS:]
-    return ToolRecord(facts_of(row), definition["inputSchema"], definition.get("outputSchema"), server_row,
+    definition = definition_of(row)
+    return ToolRecord(facts_of(row), definition["inputSchema"], definition.get("outputSchema"), row[_FACTS],
                       requirement(definition))
 
 
