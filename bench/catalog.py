@@ -37,7 +37,7 @@ import httpx2
 import uvicorn
 from cryptography.fernet import Fernet
 from fastapi import Depends, FastAPI, Response
-from sqlalchemy import Column, insert, select
+from sqlalchemy import insert, select
 
 from toolvet.api import create_app
 from toolvet.api.deps import ContextDep, get_principal
@@ -193,11 +193,9 @@ def baseline_app(ctx: Context) -> FastAPI:
     def rows(context: ContextDep) -> Response:
         with context.db.transaction() as session:
             result = session.execute(OFFERED_QUERY).all()
-        # OFFERED_QUERY's columns (the policy facts', then what a descriptor shows), named by table and
-        # column (a member read from the definition by its name): taken from the query, so the baseline's
-        # rows stay the catalog's rows as the query grows.
-        keys = tuple(f"{c.table.name}.{c.key}" if isinstance(c, Column) else c.key
-                     for c in OFFERED_QUERY.selected_columns)
+        # OFFERED_QUERY's columns (the policy facts', the definition among them), named by table and
+        # column: taken from the query, so the baseline's rows stay the catalog's rows as the query grows.
+        keys = tuple(f"{c.table.name}.{c.key}" for c in OFFERED_QUERY.selected_columns)
         return Response(
             json.dumps([dict(zip(keys, row, strict=True)) for row in result]), media_type="application/json"
         )

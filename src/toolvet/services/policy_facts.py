@@ -72,11 +72,12 @@ FACT_COLUMNS: Final = (
     ToolSettings.approval,
 )
 _FACTS: Final = len(FACT_COLUMNS)
+_DEFINITION: Final = next(i for i, column in enumerate(FACT_COLUMNS) if column is Tool.definition)
 
 
 def definition_of(row: Sequence[Any]) -> dict[str, Any]:
     """The definition in a row that starts with :data:`FACT_COLUMNS`."""
-    definition: dict[str, Any] = row[3]
+    definition: dict[str, Any] = row[_DEFINITION]
     return definition
 
 
