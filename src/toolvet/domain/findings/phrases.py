@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from toolvet.domain.findings.context import mentioned, sentence_end, sentence_start
 from toolvet.domain.findings.finding import Severity, finding
+from toolvet.domain.findings.paraphrases import OVERRIDES, SECRECY
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised, with_underscores
 
@@ -327,6 +328,9 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"\b(?:must|should|shall) (?:not|never) be (?:mentioned|shown|disclosed|revealed|reported|surfaced)\b"
           r"(?! as\b)|\b(?:need not|needn'?t|does not need to|doesn'?t need to|do not need to) be (?:mentioned|told"
           r"|shown|disclosed|revealed|reported|surfaced)\b(?! as\b)"),
+    # The same two families said in other words (:mod:`.paraphrases`: word classes, not phrases).
+    *(_rule(_OVERRIDE, label, rx) for label, rx in OVERRIDES),
+    *(_rule(_SECRECY, label, rx) for label, rx in SECRECY),
 )
 
 
