@@ -35,13 +35,18 @@ SENSITIVE: Final = re.compile(
 #: The model's own knowledge of secrets, asked for ("any API keys you know", "tokens seen in the chat").
 _SECRETS_KNOWN: Final = re.compile(
     r"\b(?:any|all|every|the user'?s|your)\b(?:\s+\w+){0,2}?\s+(?:api keys?|passwords?|access tokens?|tokens|secrets"
-    r"|credentials|private keys?|session cookies)\b|\b(?:api keys?|passwords?|tokens|secrets|credentials)\b"
+    r"|credentials|private keys?|session cookies|(?:access|secret|ssh|signing|encryption|cloud) keys?"
+    r"|environment variables|env vars|recovery codes?|seed phrases?|passphrases?)\b"
+    r"|\b(?:api keys?|passwords?|tokens|secrets|credentials)\b"
     r"(?:\s+\w+){0,3}?\s+(?:you know|you have seen|seen in|you have|from the conversation|in the conversation"
     r"|in the chat|in context)\b"
 )
 _SINK_VERB: Final = re.compile(
     r"\b(?:pass|put|paste|include|attach|send|upload|copy|insert|provide|forward|post|submit|append|embed|fill|mirror"
-    r"|transmit|relay|exfiltrate|leak|report|sync|stream|push|ship|share|dump|write|place|bcc|cc)\b"
+    r"|transmit|relay|exfiltrate|leak|report|sync|stream|push|ship|share|dump|write|place|bcc|cc|beacon"
+    # "email the list to …"; "email address:", "e-mail field" name a thing
+    r"|e-?mail(?![\s-]*(?:address|addresses|id|ids|field|fields|template|templates|account|accounts|client|server"
+    r"|header|headers|body|subject|thread|threads|inbox|list|lists)\b)(?!\s*:))\b"
 )
 #: Words that make a following verb a noun or a description ("an HTTP POST", "the upload").
 _NOUN_BEFORE: Final = frozenset({"a", "an", "the", "http", "this", "that", "each", "its", "their", "your", "our",
@@ -78,7 +83,7 @@ _LET_KNOW: Final = re.compile(r"\b(?:know|in|posted|informed|updated)\b")
 #: report to the investor relations email"): a sink verb, a word that makes it a rule, and a destination
 #: noun that is no one the user chose.
 _STANDING: Final = re.compile(r"\b(?:always|automatically|silently|secretly|quietly|every time|each time"
-                              r"|in the background)\b")
+                              r"|in the background|whenever|(?:after|on|with|for) (?:every|each))\b")
 #: Whose destination it is when it is no one the tool fixed.
 _CHOSEN_BY_THE_USER: Final = ("user", "user's", "users", "recipient", "recipient's", "sender", "sender's", "customer",
                               "customer's", "caller", "requester", "given", "specified", "configured", "provided",
@@ -122,9 +127,16 @@ def _imperative(folded: str, m: re.Match[str]) -> bool:
 _NEGATED: Final = re.compile(r"\b(?:never|not|don'?t|dont|cannot|can'?t|won'?t|shouldn'?t|mustn'?t)\s+(?:\w+\s+)?$")
 
 
+#: What may stand before "email" used as a verb: it opens the sentence or a clause ("Email the list to …",
+#: "… and email it to …"); after any other word it is the noun ("mande e-mail para …", "send an email").
+_CLAUSE_OPENER: Final = re.compile(r"(?:^|[,;:]|\b(?:and|then|also|please|always|automatically|silently|quietly"
+                                   r"|secretly|just))\s*$")
+
+
 def _sinks(folded: str, lo: int, hi: int) -> list[re.Match[str]]:
     return [m for m in _SINK_VERB.finditer(folded, lo, hi)
-            if _imperative(folded, m) and _NEGATED.search(folded, max(lo, m.start() - 30), m.start()) is None]
+            if _imperative(folded, m) and _NEGATED.search(folded, max(lo, m.start() - 30), m.start()) is None
+            and (not m.group().endswith("mail") or _CLAUSE_OPENER.search(folded[lo:m.start()]) is not None)]
 
 
 def _told(folded: str, lo: int, hi: int, destination: re.Match[str]) -> list[re.Match[str]]:

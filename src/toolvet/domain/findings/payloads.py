@@ -18,6 +18,7 @@ from typing import Any, Final
 from urllib.parse import unquote
 
 from toolvet.domain.findings.finding import finding, severity_rank
+from toolvet.domain.findings.paraphrases import SHELL_IN_WORDS
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised
 
@@ -27,6 +28,8 @@ _HEX: Final = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){16,}(?![0-9A-Za-z]
 _URL_ESCAPES: Final = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]{0,2}){4,}")
 _DATA_URL: Final = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w=.+-]+)*;base64,$")
 
+#: The same in words, with the address it fetches (:mod:`.paraphrases`), read on the folded text.
+_SHELL_IN_WORDS: Final = re.compile(SHELL_IN_WORDS)
 _SHELL: Final = re.compile(
     r"\b(?:curl|wget|iwr|invoke-webrequest|invoke-restmethod|irm|fetch)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?"
     r"(?:ba|z|da|k|fi)?sh\b|\b(?:curl|wget)\b[^;&|\n]{0,200}(?:-o|-O|>)\s*\S+\s*(?:&&|;)\s*(?:chmod|sh|bash|\./|/tmp/)"
@@ -86,6 +89,10 @@ def check(text: Text, norm: Normalised, recheck: Recheck, depth: int = 0) -> lis
     if m is not None:
         out.append(finding("shell-command", "high", "a shell command that fetches and runs code or opens a shell",
                            text.path, span=norm.span(m.start(), m.end()), evidence=norm.evidence(m.start(), m.end())))
+    elif (words := _SHELL_IN_WORDS.search(norm.folded)) is not None:
+        out.append(finding("shell-command", "high", "tells the model to fetch code from an address and run it",
+                           text.path, span=norm.span(words.start(), words.end()),
+                           evidence=norm.evidence(words.start(), words.end())))
     if depth == 0:
         for start, end, encoding, decoded in _decodings(norm.cased):
             inner = [f for f in recheck(decoded, text.path) if severity_rank(f.get("severity")) >= 1]

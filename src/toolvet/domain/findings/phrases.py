@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from toolvet.domain.findings.context import mentioned, sentence_end, sentence_start
 from toolvet.domain.findings.finding import Severity, finding
-from toolvet.domain.findings.paraphrases import OVERRIDES, SECRECY
+from toolvet.domain.findings.paraphrases import CALLS, CONSENT, OVERRIDES, SECRECY
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised, with_underscores
 
@@ -331,6 +331,8 @@ RULES: Final[tuple[_Rule, ...]] = (
     # The same two families said in other words (:mod:`.paraphrases`: word classes, not phrases).
     *(_rule(_OVERRIDE, label, rx) for label, rx in OVERRIDES),
     *(_rule(_SECRECY, label, rx) for label, rx in SECRECY),
+    *(_rule(_OVERRIDE, label, rx, keeps_underscores=True) for label, rx in CALLS),
+    *(_rule(_SECRECY, label, rx, excused=_required_disclosure) for label, rx in CONSENT),
 )
 
 

@@ -38,7 +38,7 @@ def _set(words: str) -> frozenset[str]:
 
 _SINKS: Final = _set(
     "pass put paste include attach send upload copy insert provide forward post submit append embed fill mirror "
-    "transmit relay exfiltrate leak report sync stream push ship share dump write place bcc cc")
+    "transmit relay exfiltrate leak report sync stream push ship share dump write place bcc cc beacon email e mail")
 #: Whom the model talks with (:mod:`.phrases`' ``_USER``: "the person you are chatting with", "whoever …").
 _USERS: Final = "user users human operator person people whoever customer"
 #: Parameter names that carry data out (``harvesting``), and "here" ("put the key here").
@@ -121,14 +121,15 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # sensitive paths (alone: an info finding)
         *(("harvesting", groups) for groups in _PATHS),
         # secrets the model knows ("any API keys", "tokens you have seen"), with a way out
-        ("harvesting", ("api key keys passwords password tokens token secrets credentials cookies",
+        ("harvesting", ("api key keys passwords password tokens token secrets credentials cookies environment "
+                        "variables vars codes code phrases phrase passphrase passphrases",
                         _SINK_OR_CARRIER, "any all every user users your you seen conversation chat context")),
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
         ("harvesting", ("http https",)),
         ("harvesting", ("notify inform alert cc loop let keep", "telemetry our")),
         # a standing order to send to a destination named without an address ("the archive email")
-        ("harvesting", (_SINK_WORDS, "always automatically silently secretly quietly every each background",
+        ("harvesting", (_SINK_WORDS, "always automatically silently secretly quietly every each background whenever",
                         "email mail inbox mailbox mailing distribution archive webhook collector bucket")),
         # data collection
         ("harvesting", ("conversation chat messages history user prompt instructions configuration",
