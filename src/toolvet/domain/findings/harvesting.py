@@ -113,7 +113,7 @@ _OBLIGED_READ: Final = re.compile(
 _CONTACT_TOPICS: Final = frozenset({"bug", "bugs", "report", "reports", "issue", "issues", "problem", "problems",
                                     "question", "questions", "feedback", "comment", "comments", "suggestion",
                                     "suggestions", "vulnerability", "vulnerabilities", "security", "translation",
-                                    "errors"})
+                                    "errors", "discussion", "discussions", "patch", "patches"})
 _CONTACT_JOINERS: Final = frozenset({"any", "all", "and", "or", "other", "please", "your", "to", "at"})
 _PIXEL: Final = re.compile(r"!\[[^\]]{0,80}\]\(\s*https?://[^)\s]*\?[^)\s]*(?:\{|<|%7b)")
 
@@ -150,6 +150,8 @@ def _told(folded: str, lo: int, hi: int, destination: re.Match[str]) -> list[re.
 def _contact_line(folded: str, verb: re.Match[str], destination: re.Match[str]) -> bool:
     """True when ``verb`` and ``destination`` make a contact line: bugs, issues or questions sent to an address."""
     between = set(re.findall(r"[a-z]+", folded[verb.end():destination.start()]))
+    if verb.group().endswith("mail") and between <= _CONTACT_JOINERS | {"us", "me", "them"}:
+        return True  # "email apt@packages.debian.org", "email us at …": an address to write to, nothing sent
     return bool(between & _CONTACT_TOPICS) and between <= _CONTACT_TOPICS | _CONTACT_JOINERS
 
 
