@@ -181,7 +181,9 @@ RULES: Final[tuple[_Rule, ...]] = (
           rf"|take precedence over"
           rf"|come first|overrule)"),
     _rule(_OVERRIDE, "tells the model to set aside the other tools",
-          r"\b(?:ignore|disregard|do not use|don'?t use|never use|stop using|avoid|bypass|skip)\b"
+          r"\b(?:ignore|disregard|do not use|don'?t use|never use|stop using|avoid|bypass|skip|never rely on"
+          r"|do not rely on|don'?t rely on|stop relying on|never trust|do not trust|don'?t trust|never call|do not call"
+          r"|don'?t call)\b"
           r"(?:\s+(?:all|any|every))?(?:\s+the)?\s+other\b(?:\s+[\w-]+){0,4}?\s+(?:tools?|servers?|functions?|plugins?"
           r"|implementations?|versions?|integrations?|connectors?|extensions?)\b"),
     _rule(_OVERRIDE, "orders the model to call another tool as a standing side step",
@@ -255,7 +257,10 @@ RULES: Final[tuple[_Rule, ...]] = (
     _rule(_MARKUP, "a bracketed note to the model",
           r"\[\[\s*(?:assistant|system|ai|model|llm|hidden|internal|agent)\b[^\]]{0,200}\]\]"
           r"|\[\s*(?:for|to) the (?:ai|assistant|model|llm|agent)\b|\[\s*(?:assistant|ai|model|llm|agent"
-          r"|system) only\b"),
+          r"|system) only\b"
+          # "[note to assistant: …]", "[message for the AI]"
+          r"|\[\s*(?:note|notes|message|memo|instructions?|reminder|hint)\s+(?:to|for)\s+(?:the\s+)?(?:ai|assistant"
+          r"|model|llm|agent)\b"),
     _rule(_MARKUP, "a fake system banner",
           r"[-=#*~_]{3,} ?(?:system|admin|developer|assistant|important|internal)(?: (?:message|prompt|notice"
           r"|instructions?"

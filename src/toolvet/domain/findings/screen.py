@@ -93,7 +93,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("time whenever each every", "call execute invoke run trigger")),
         # setting aside the other tools ("ignore all other addition tools", "do not use the other servers")
         # (its nouns, "tool" and "server", are in every definition: the verb and "other" are the screen)
-        ("phrases", ("ignore disregard use using avoid bypass skip", "other")),
+        ("phrases", ("ignore disregard use using avoid bypass skip rely relying trust call", "other")),
         # secrecy
         ("phrases", ("not never without don dont shouldn mustn needn doesn", _USERS)),
         ("phrases", ("sure ensure", _USERS)),
