@@ -53,6 +53,10 @@ _NOUN_BEFORE: Final = frozenset({"a", "an", "the", "http", "this", "that", "each
                                  "to", "of", "blog", "new"})
 DESTINATION: Final = re.compile(
     r"\bhttps?://[^\s)'\"<>`]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
+    # a host and a path without the scheme ("hooks.example/ingest"), under a common top-level domain ("sys.stdout/err"
+    # is no host)
+    r"|(?<![\w./-])(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|ai|co|cloud|xyz|info|biz|me|sh|site|online|tech|example"
+    r"|us|uk|eu|de|fr|ru|cn|jp|in|br|nl)/[^\s)'\"<>`]*"
     r"|\btelemetry (?:collector|endpoint|server)\b|\bour (?:server|endpoint|collector|api|backend)\b"
 )
 _USER_SUPPLIED: Final = re.compile(r"\b(?:you (?:provide|give|supply|choose|pass)|the user (?:gives|provides|supplies"

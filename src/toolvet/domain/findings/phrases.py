@@ -36,7 +36,7 @@ _OBJ = (r"(?:instructions?|directives?|rules|guidance|guidelines|prompts?|comman
         r"|everything(?: you (?:were|have been|'ve been) (?:told|given|instructed))?)")
 _THEN = r"(?:before|earlier|previously|so far|until now|above|by the user|from the user|you received|you were given)"
 _RULE_WORDS = r"(?:instructions|directives|rules|guidance|guidelines|prompts?|policies)"
-_VOID = (r"(?:no longer (?:appl(?:y|ies)|valid|hold|holds|matter|matters|in effect|relevant)"
+_VOID = (r"(?:no longer (?:appl(?:y|ies)|valid|hold|holds|matter|matters|in effect|relevant|required|binding)"
          r"|(?:are|is) (?:now |hereby |henceforth )?(?:void|cancell?ed|invalid|obsolete|revoked|superseded|overridden"
          r"|null|suspended|lifted)"
          r"|(?:are|is|were|was) (?:only |just |merely )?(?:a test|fake|a decoy|a trick|not real|not genuine)"
@@ -250,7 +250,10 @@ RULES: Final[tuple[_Rule, ...]] = (
     _rule(_MARKUP, "directive markup",
           r"<\s*/?\s*(?:important|system|instructions?|hidden|secret|assistant|ai[ -]only|model[ -]only)\b[^<>]{0,40}>"
           # words a usage line also writes as placeholders ("<priority>", "<override-file>") count when paired
-          r"|<\s*(sys|admin|directive|override|prompt|priority|critical)\b[^<>]{0,40}>(?=[\s\S]{0,4000}?<\s*/\s*\1\s*>)"),
+          r"|<\s*(sys|admin|directive|override|prompt|priority|critical)\b[^<>]{0,40}>(?=[\s\S]{0,4000}?<\s*/\s*\1\s*>)"
+          # "{{SYSTEM}} … {{/SYSTEM}}": a template variable is not closed
+          r"|\{\{\s*(system|sys|assistant|instructions?|important|admin|prompt|hidden)\s*\}\}"
+          r"(?=[\s\S]{0,4000}?\{\{\s*/\s*\2\s*\}\})"),
     _rule(_MARKUP, "chat-template tokens", r"<\|\s*(?:im[ _]start|im[ _]end|system|user|assistant|endoftext"
                                            r"|eot[ _]id)\s*\|>"
           r"|\[/?inst\]|<<\s*/?sys\s*>>"),
