@@ -58,11 +58,14 @@ class _Rule:
     excused: Callable[[str, int], bool] | None = None
     #: Read the text with ``_`` kept, where a rule needs tool names whole (``send_email``).
     keeps_underscores: bool = False
+    #: Strings one of which every match holds: a text holding none is not scanned (empty: always scanned).
+    requires: tuple[str, ...] = ()
 
 
 def _rule(code: str, label: str, rx: str, severity: Severity = "high", *, own_text_only: bool = False,
-          excused: Callable[[str, int], bool] | None = None, keeps_underscores: bool = False) -> _Rule:
-    return _Rule(code, severity, label, re.compile(rx), own_text_only, excused, keeps_underscores)
+          excused: Callable[[str, int], bool] | None = None, keeps_underscores: bool = False,
+          requires: tuple[str, ...] = ()) -> _Rule:
+    return _Rule(code, severity, label, re.compile(rx), own_text_only, excused, keeps_underscores, requires)
 
 
 #: What makes a call the description orders a standing side step rather than a prerequisite ("whenever
@@ -337,10 +340,10 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"(?! as\b)|\b(?:need not|needn'?t|does not need to|doesn'?t need to|do not need to) be (?:mentioned|told"
           r"|shown|disclosed|revealed|reported|surfaced)\b(?! as\b)"),
     # The same two families said in other words (:mod:`.paraphrases`: word classes, not phrases).
-    *(_rule(_OVERRIDE, label, rx) for label, rx in OVERRIDES),
-    *(_rule(_SECRECY, label, rx) for label, rx in SECRECY),
-    *(_rule(_OVERRIDE, label, rx, keeps_underscores=True) for label, rx in CALLS),
-    *(_rule(_SECRECY, label, rx, excused=_required_disclosure) for label, rx in CONSENT),
+    *(_rule(_OVERRIDE, label, rx, requires=requires) for label, rx, requires in OVERRIDES),
+    *(_rule(_SECRECY, label, rx, requires=requires) for label, rx, requires in SECRECY),
+    *(_rule(_OVERRIDE, label, rx, keeps_underscores=True, requires=requires) for label, rx, requires in CALLS),
+    *(_rule(_SECRECY, label, rx, excused=_required_disclosure, requires=requires) for label, rx, requires in CONSENT),
 )
 
 
@@ -359,6 +362,8 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
         if rule.keeps_underscores:
             kept = with_underscores(norm) if kept is None else kept
             subject = kept
+        if rule.requires and not any(word in subject for word in rule.requires):
+            continue
         for m in rule.pattern.finditer(subject):
             if rule.excused is not None and rule.excused(subject, m.start()):
                 continue
