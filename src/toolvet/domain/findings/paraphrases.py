@@ -244,7 +244,7 @@ OVERRIDES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
 # ------------------------------------------------------------------ secrecy
 
 #: Whom the model talks with (the phrase rules' ``_USER``, short).
-_USER: Final = (r"(?:user|users|human|humans|customer|person (?:you are|you're) (?:chatting|talking|speaking)"
+_USER: Final = (r"(?:user|users|human|humans|customers?|person (?:you are|you're) (?:chatting|talking|speaking)"
                 r" (?:with|to)|whoever (?:is )?(?:chatting|talking|speaking) (?:with|to) you"
                 r"|(?:person|people|one) (?:using|talking to|speaking to) you|whoever (?:uses|is using) you"
                 r"|(?:person|people|human|customer) (?:you are|you're) (?:helping|assisting|serving)"
