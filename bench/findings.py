@@ -5,7 +5,8 @@ In one run, on the labelled corpus (``tests/corpus/``, a tool flagged when it ha
 
 1. precision, recall and false-positive rate over the whole corpus, the tuning part and the held-out part
    (written before the rules and not tuned on), and per category (recall for attack categories, the
-   false-positive rate for benign ones);
+   false-positive rate for benign ones), and per rewording batch (``t-reword4-…``, ``h-reword9-…``: its
+   attacks caught and its look-alikes flagged by the rules as they are now);
 2. the checks' speed on one core, tools per second, beside a baseline measured in the same run on the
    same tools: encoding each definition as JSON (``json.dumps``), which discovery already does once per
    tool. Two sets of tools: the corpus (nearly every tool takes the per-string checks) and the discovery
@@ -39,6 +40,7 @@ import argparse
 import contextlib
 import hashlib
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -79,6 +81,27 @@ def quality(entries: list[Entry]) -> dict[str, Any]:
     ]
     out["wrong"] = [{"id": e.id, "label": e.label, "codes": sorted({f["code"] for f in findings_of(e)})}
                     for e in entries if flagged(e) != e.malicious]
+    out["batches"] = batches(entries)
+    return out
+
+
+_BATCH = re.compile(r"^([th]-reword\d*)-")
+
+
+def batches(entries: list[Entry]) -> list[dict[str, Any]]:
+    """The rewording batches (ids ``t-reword4-…``, ``h-reword9-…``: docs/findings.md), each with its attacks
+    caught and its look-alikes flagged by today's rules."""
+    by_batch: dict[str, list[Entry]] = defaultdict(list)
+    for e in entries:
+        if (m := _BATCH.match(e.id)) is not None:
+            by_batch[m.group(1)].append(e)
+    out = []
+    for name, es in sorted(by_batch.items(), key=lambda kv: int(kv[0][8:] or 1)):
+        attacks = [e for e in es if e.malicious]
+        benign = [e for e in es if not e.malicious]
+        out.append({"batch": name, "part": es[0].part, "attacks": len(attacks),
+                    "caught": sum(flagged(e) for e in attacks), "look_alikes": len(benign),
+                    "flagged": sum(flagged(e) for e in benign)})
     return out
 
 
@@ -229,6 +252,11 @@ def render(report: dict[str, Any]) -> str:
     for c in q["categories"]:
         figure = f"{c['recall']:>7.3f} {'-':>6}" if c["label"] == "malicious" else f"{'-':>7} {c['fpr']:>6.3f}"
         lines.append(f"{c['part']:8} {c['category']:22} {c['label']:9} {c['n']:>3} {figure}")
+    lines += ["", "rewording batches (each written before the rules changed for it; docs/findings.md gives the "
+              "figure of its one run before tuning):", f"{'batch':12} {'part':8} {'attacks':>8} {'caught':>7} "
+              f"{'look-alikes':>12} {'flagged':>8}"]
+    lines += [f"{b['batch']:12} {b['part']:8} {b['attacks']:>8} {b['caught']:>7} {b['look_alikes']:>12} "
+              f"{b['flagged']:>8}" for b in q["batches"]]
     if q["wrong"]:
         lines += ["", "misclassified:"] + [f"  {w['id']} ({w['label']}): {', '.join(w['codes']) or '-'}"
                                            for w in q["wrong"]]
