@@ -16,8 +16,16 @@ password is no longer valid") is not read as one: the rules set aside must be th
 model is told to protect ("never mention the password in the chat") are not secrecy toward the user:
 words for credentials in between keep a sentence from matching.
 
+The same two-class reading serves three more kinds, in the last section: a standing call to another
+tool said without "always … call" ("pair each use of this tool with a call to sync_contacts"; read with
+``_`` kept, :data:`CALLS`), consent taken as given ("skip the usual approval step", :data:`CONSENT`), and a
+shell command in words with the address it fetches (:data:`SHELL_IN_WORDS`, for :mod:`.payloads`).
+
 Each class is a ``|``-separated list of plain phrases, from which both the expression and the screen's
-words (:mod:`.screen`: the longest word of each phrase) are made, so the two cannot drift apart.
+words (:mod:`.screen`: the longest word of each phrase that is not an everyday one) are made, so the two
+cannot drift apart. Each rule also names strings one of which every match holds (its ``requires``): a
+string holding none is not scanned, which keeps the expressions that begin with a class of words from
+being tried at every position (``tests/domain/test_findings_paraphrases.py`` holds every match to it).
 """
 
 from __future__ import annotations
