@@ -85,18 +85,19 @@ def quality(entries: list[Entry]) -> dict[str, Any]:
     return out
 
 
-_BATCH = re.compile(r"^([th]-reword\d*)-")
+#: A batch's id prefix, and its number (none for the first batch).
+_BATCH = re.compile(r"^([th]-reword(\d*))-")
 
 
 def batches(entries: list[Entry]) -> list[dict[str, Any]]:
     """The rewording batches (ids ``t-reword4-…``, ``h-reword9-…``: docs/findings.md), each with its attacks
     caught and its look-alikes flagged by today's rules."""
-    by_batch: dict[str, list[Entry]] = defaultdict(list)
+    by_batch: dict[tuple[int, str], list[Entry]] = defaultdict(list)
     for e in entries:
         if (m := _BATCH.match(e.id)) is not None:
-            by_batch[m.group(1)].append(e)
+            by_batch[int(m.group(2) or 1), m.group(1)].append(e)
     out = []
-    for name, es in sorted(by_batch.items(), key=lambda kv: int(kv[0][8:] or 1)):
+    for (_, name), es in sorted(by_batch.items()):
         attacks = [e for e in es if e.malicious]
         benign = [e for e in es if not e.malicious]
         out.append({"batch": name, "part": es[0].part, "attacks": len(attacks),

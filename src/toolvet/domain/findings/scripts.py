@@ -45,15 +45,16 @@ def alternation(words: str) -> str:
     return "(?:" + "|".join(r"\s+".join(re.escape(p) for p in phrase.split()) for phrase in phrases) + ")"
 
 
-def screen_words(*lists: str) -> str:
+def screen_words(*lists: str, avoid: frozenset[str] = frozenset()) -> str:
     """The screen's words for ``|``-separated phrases: the longest word of each, which every match of the
-    phrase holds."""
+    phrase holds; a word in ``avoid`` (an everyday word) only when the phrase has no other."""
     heads = set()
     for words in lists:
         for phrase in words.split("|"):
             tokens = re.findall(r"[a-z0-9]+", phrase)
-            if tokens:
-                heads.add(max(tokens, key=len))
+            rare = [t for t in tokens if t not in avoid] or tokens
+            if rare:
+                heads.add(max(rare, key=len))
     return " ".join(sorted(heads))
 
 
