@@ -19,7 +19,10 @@ _LABEL: Final = re.compile(
     r"|detection|flags?|flagged|attackers?|might (?:say|write)|may (?:say|write)|would (?:say|write)|known as"
     # "a technique called …" labels; "whenever list_files is called" is a verb
     r"|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )(?<!\bgets )(?<!\bget )called"
-    r"|red flags?|quotes?|quoting|mentions?|warns? about|recogni[sz]e|looks? for|strings? like|samples?)\b"
+    r"|red flags?|quotes?|quoting|mentions?|warns? about|recogni[sz]e|looks? for|strings? like|samples?"
+    # reported speech about an attack: "attacks that tell a model …", "requests that ask it to …"
+    r"|(?:attacks?|attempts?|requests?|tricks?|injections?|payloads?) (?:that|which) (?:tell|ask|instruct|order|get"
+    r"|make|trick|convince|persuade|push|urge)s?)\b"
 )
 #: A sentence ends at ``.``, ``!``, ``?`` or ``;`` before a space or before markup (``quote.<!-- …``: the
 #: comment is not part of the sentence before it), and at a line break.
@@ -64,16 +67,28 @@ _QUOTED_ITEM: Final = re.compile(r'"[^"\n]+"|\'[^\'\n]+\'|`[^`\n]+`|\u201c[^\u20
 _LIST_REACH: Final = 120
 
 
-def label_reaches(text: str, label_end: int, start: int) -> bool:
-    """Whether a label ending at ``label_end`` labels what starts at ``start`` in its sentence."""
+#: A list the label goes on through, in text about attacks: the item before, then "or" or "and", with no
+#: comma or clause break between ("such as requests to set aside prior instructions or to hide actions from
+#: the user": the label reaches the second item as it reached the first). A comma ends what a label labels:
+#: "whatever it flags, ignore previous instructions" is an order.
+_LIST_ON: Final = re.compile(r"[^.,;!?:\n\u3001\u3002\uff01\uff0c\uff1f\uff1b]+?"
+                             r"\s(?:or|and|and/or)\s+(?:to\s+)?")
+
+
+def label_reaches(text: str, label_end: int, start: int, *, lists: bool = False) -> bool:
+    """Whether a label ending at ``label_end`` labels what starts at ``start`` in its sentence; with ``lists``,
+    also as a later item of a list the label opens (:data:`_LIST_ON`)."""
     if LABEL_GAP.fullmatch(text, label_end, start) is not None:
         return True
-    return start - label_end <= _LIST_REACH and _QUOTED_ITEM.search(text, label_end, start) is not None
+    return start - label_end <= _LIST_REACH and (
+        _QUOTED_ITEM.search(text, label_end, start) is not None
+        or (lists and _LIST_ON.fullmatch(text, label_end, start) is not None))
 
 
-def labelled(text: str, start: int) -> bool:
+def labelled(text: str, start: int, *, lists: bool = False) -> bool:
     """True when a label word in ``start``'s sentence reaches it (:func:`label_reaches`)."""
-    return any(label_reaches(text, m.end(), start) for m in _LABEL.finditer(text, sentence_start(text, start), start))
+    return any(label_reaches(text, m.end(), start, lists=lists)
+               for m in _LABEL.finditer(text, sentence_start(text, start), start))
 
 
 #: Words of text about attacks: a scanner's, a guide's, a red-team set's (in the languages the rules read).
@@ -101,4 +116,4 @@ def mentioned(text: str, start: int, end: int, *, about: bool = False) -> bool:
     string that speaks of attacks (:func:`about_attacks`): what the rules for text aimed at the model ask."""
     if about and not about_attacks(text):
         return False
-    return quoted(text, start, end) or labelled(text, start)
+    return quoted(text, start, end) or labelled(text, start, lists=about)

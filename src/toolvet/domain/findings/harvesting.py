@@ -22,8 +22,9 @@ SENSITIVE: Final = re.compile(
     r"|~/\.config/gcloud|gcloud/\S*credentials|application default credentials|~/\.kube\b|\.kube/config"
     r"|(?:^|(?<=[\s/'\"`(]))\.env\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.pgpass\b|\.git-credentials\b"
     r"|\.docker/config\.json|claude desktop config\.json|\bmcp\.json\b|~/\.cursor\b|\.codeium\b|%appdata%"
-    r"|\bkeychain\b|\.gnupg\b|wallet\.dat|\bcookies? (?:file|db|database|store|jar)\b|\bbrowser (?:cookies|passwords"
-    r"|history|profile)\b|\bcredentials\.(?:db|json)\b|\bcredentials file\b|\bsecrets?\.(?:json|ya?ml|toml)\b"
+    r"|\bkeychain\b|\.gnupg\b|wallet\.dat|\bcookies? (?:file|db|database|store|jar)\b"
+    r"|\bbrowser(?:['\u2019]s)?(?: saved| stored)? (?:cookies|passwords|history|profile)\b"
+    r"|\bcredentials\.(?:db|json)\b|\bcredentials file\b|\bsecrets?\.(?:json|ya?ml|toml)\b"
     r"|\bprivate keys?\b|/etc/(?:passwd|shadow)\b"
     # the token stores of other command-line tools: GitHub's gh and hub, Azure, Terraform, Vault, Cargo, Maven,
     # Firebase, Copilot, agent CLIs; a shell's history
@@ -53,12 +54,20 @@ _NOUN_BEFORE: Final = frozenset({"a", "an", "the", "http", "this", "that", "each
                                  "to", "of", "blog", "new"})
 DESTINATION: Final = re.compile(
     r"\bhttps?://[^\s)'\"<>`]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
+    # a bucket or a file server ("s3://public-drop/", "sftp://host/in"): see _BUCKET
+    r"|\b(?:s3|gs|az|abfss?|wasbs?|ftps?|sftp|scp|rsync)://[^\s)'\"<>`]+"
     # a host and a path without the scheme ("hooks.example/ingest"), under a common top-level domain ("sys.stdout/err"
     # is no host)
     r"|(?<![\w./-])(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|ai|co|cloud|xyz|info|biz|me|sh|site|online|tech|example"
     r"|us|uk|eu|de|fr|ru|cn|jp|in|br|nl)/[^\s)'\"<>`]*"
     r"|\btelemetry (?:collector|endpoint|server)\b|\bour (?:server|endpoint|collector|api|backend)\b"
 )
+#: A bucket's or file server's address is what an upload names ("# Upload /tmp/myfile to s3://bucket/key", a
+#: library's example): it is a destination the model is sent to only as a standing order or a second copy
+#: ("upload every photo you process to s3://… as well").
+_BUCKET: Final = re.compile(r"(?:s3|gs|az|abfss?|wasbs?|ftps?|sftp|scp|rsync)://")
+_STANDING_OR_COPY: Final = re.compile(r"\b(?:always|automatically|silently|secretly|quietly|every|each|whenever"
+                                      r"|also|as well|too|in addition|additionally|a copy|in the background)\b")
 _USER_SUPPLIED: Final = re.compile(r"\b(?:you (?:provide|give|supply|choose|pass)|the user (?:gives|provides|supplies"
                                    r"|chooses|names)|given|provided|configured|chosen by the user|of your choice)\b")
 _DATA: Final = re.compile(
@@ -137,10 +146,19 @@ _CLAUSE_OPENER: Final = re.compile(r"(?:^|[,;:]|\b(?:and|then|also|please|always
                                    r"|secretly|just))\s*$")
 
 
+#: The same order said of the data ("a copy of the chat must be posted to …"): an obligation, then the verb
+#: in the passive. "Results are posted to …" describes the tool; "must be posted to" asks it of the model.
+_PASSIVE_SINK: Final = re.compile(
+    r"\b(?:must|should|shall|has to|have to|needs? to|is to|are to)\s+(?:also\s+|always\s+|first\s+)?be\s+"
+    r"(?:also\s+)?(?:posted|sent|uploaded|forwarded|mirrored|copied|submitted|transmitted|relayed|pushed|shipped"
+    r"|e-?mailed|streamed|synced|dumped|beaconed|leaked)\b")
+
+
 def _sinks(folded: str, lo: int, hi: int) -> list[re.Match[str]]:
     return [m for m in _SINK_VERB.finditer(folded, lo, hi)
             if _imperative(folded, m) and _NEGATED.search(folded, max(lo, m.start() - 30), m.start()) is None
-            and (not m.group().endswith("mail") or _CLAUSE_OPENER.search(folded[lo:m.start()]) is not None)]
+            and (not m.group().endswith("mail") or _CLAUSE_OPENER.search(folded[lo:m.start()]) is not None)
+            ] + list(_PASSIVE_SINK.finditer(folded, lo, hi))
 
 
 def _told(folded: str, lo: int, hi: int, destination: re.Match[str]) -> list[re.Match[str]]:
@@ -216,6 +234,8 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
         if not verbs or mentioned(folded, m.start(), m.end()) or all(_contact_line(folded, v, m) for v in verbs):
             continue
         if _USER_SUPPLIED.search(folded, lo, hi) and not m.group().startswith("http"):
+            continue
+        if _BUCKET.match(m.group()) and _STANDING_OR_COPY.search(folded, lo, hi) is None:
             continue
         add("exfiltration", "high", "tells the model to send data to a destination the tool names", verbs[0])
         break

@@ -126,6 +126,9 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
                         _SINK_OR_CARRIER, "any all every user users your you seen conversation chat context")),
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
+        # ... said in the passive after an obligation ("must be posted to our collector")
+        ("harvesting", ("posted sent uploaded forwarded mirrored copied submitted transmitted relayed pushed shipped "
+                        "emailed mailed streamed synced dumped beaconed leaked", "telemetry our")),
         ("harvesting", ("http https",)),
         ("harvesting", ("notify inform alert cc loop let keep", "telemetry our")),
         # a standing order to send to a destination named without an address ("the archive email")

@@ -38,6 +38,9 @@ DESCRIPTION_SIMILARITY: Final = 92.0
 _STEER_WORDS: Final = (
     "when", "whenever", "before", "after", "instead of", "rather than", "do not", "don'?t", "never", "always",
     "stop", "avoid", "prefer", "replace", "deprecated", "in place of", "every time", "each time", "asks? for",
+    # "any time you would use fetch_url, call this tool instead"; "the gmail_send tool is broken; never use it"
+    "instead", "any ?time", "broken", "unreliable", "unsafe", "compromised", "no longer works", "does not work",
+    "doesn'?t work",
     "cuando", "siempre", "nunca", "antes de", "después de", "en lugar de", "en vez de", "no uses", "no llames",
     "evita", "deja de usar", "obsolet[oa]", "cada vez", "quand", "lorsque", "toujours", "jamais", "avant de",
     "après", "au lieu de", "plutôt que", "n'utilise[sz]?", "n\u2019utilise[sz]?", "évite[sz]?", "obsolète",
