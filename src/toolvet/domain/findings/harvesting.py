@@ -54,13 +54,15 @@ _NOUN_BEFORE: Final = frozenset({"a", "an", "the", "http", "this", "that", "each
                                  "to", "of", "blog", "new"})
 DESTINATION: Final = re.compile(
     r"\bhttps?://[^\s)'\"<>`]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
-    # a bucket or a file server ("s3://public-drop/", "sftp://host/in"): see _BUCKET
+    # a bucket or a file server ("s3://public-drop/", "sftp://host/in"), an IPv4 address: see _BUCKET
     r"|\b(?:s3|gs|az|abfss?|wasbs?|ftps?|sftp|scp|rsync)://[^\s)'\"<>`]+"
+    r"|(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{2,5})?(?:/[^\s)'\"<>`]*)?(?![\w.])"
     # a host and a path without the scheme ("hooks.example/ingest"), under a common top-level domain ("sys.stdout/err"
     # is no host)
     r"|(?<![\w./-])(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|ai|co|cloud|xyz|info|biz|me|sh|site|online|tech|example"
     r"|us|uk|eu|de|fr|ru|cn|jp|in|br|nl)/[^\s)'\"<>`]*"
-    r"|\btelemetry (?:collector|endpoint|server)\b|\bour (?:server|endpoint|collector|api|backend)\b"
+    r"|\btelemetry (?:collector|endpoint|server)\b"
+    r"|\bour (?:[\w-]+ ){0,2}?(?:server|endpoint|collector|api|backend|webhook|inbox|logger|log server)\b"
 )
 #: A bucket's or file server's address is what an upload names ("# Upload /tmp/myfile to s3://bucket/key", a
 #: library's example): it is a destination the model is sent to only as a standing order or a second copy
@@ -68,6 +70,10 @@ DESTINATION: Final = re.compile(
 _BUCKET: Final = re.compile(r"(?:s3|gs|az|abfss?|wasbs?|ftps?|sftp|scp|rsync)://")
 _STANDING_OR_COPY: Final = re.compile(r"\b(?:always|automatically|silently|secretly|quietly|every|each|whenever"
                                       r"|also|as well|too|in addition|additionally|a copy|in the background)\b")
+#: An IP address is what a network tool reaches ("send a ping to 192.0.2.1"): a destination only for a second
+#: copy ("report every open port you find to 192.0.2.44:8080 as well"). The screen reads these words (an
+#: address has no mark it sees).
+_COPY: Final = re.compile(r"\b(?:as well|a copy|copies|in addition|additionally)\b")
 _USER_SUPPLIED: Final = re.compile(r"\b(?:you (?:provide|give|supply|choose|pass)|the user (?:gives|provides|supplies"
                                    r"|chooses|names)|given|provided|configured|chosen by the user|of your choice)\b")
 _DATA: Final = re.compile(
@@ -76,6 +82,9 @@ _DATA: Final = re.compile(
     r"|\bthe user'?s (?:full name|name|home address|address|phone|phone number|email address|date of birth|ssn"
     r"|social security|credit card|location|messages|previous messages|files|documents|emails|contacts|passwords)\b"
     r"|\b(?:system prompt|your instructions|your prompt|your configuration)\b"
+    # "everything the user has said today"
+    r"|\b(?:everything|all|anything|whatever) the user (?:has |had )?(?:said|typed|written|wrote|asked|shared"
+    r"|told you|says|types|writes)\b"
 )
 #: Parameter names that poisoned tools use to carry data out under an innocent label.
 CARRIER_PARAMETERS: Final = frozenset({
@@ -236,6 +245,8 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
         if _USER_SUPPLIED.search(folded, lo, hi) and not m.group().startswith("http"):
             continue
         if _BUCKET.match(m.group()) and _STANDING_OR_COPY.search(folded, lo, hi) is None:
+            continue
+        if m.group()[0].isdigit() and _COPY.search(folded, lo, hi) is None:
             continue
         add("exfiltration", "high", "tells the model to send data to a destination the tool names", verbs[0])
         break

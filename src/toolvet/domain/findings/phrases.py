@@ -278,6 +278,18 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"|instructions?|override|update|requirement)\s*[:\]]"),
     _rule(_MARKUP, "a fake role line", r"(?:^|\n) ?(?:system|assistant|developer|admin) ?(?:message|prompt)? ?:",
           excused=_in_argument_list),
+    # "## Instructions for the AI" as a Markdown heading
+    _rule(_MARKUP, "a heading addressed to the model",
+          r"(?:^|\n)\s*#{1,6}\s*(?:instructions?|notes?|rules?|directives?|messages?|guidance|important|reminders?)"
+          r"\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|model|llm|agent|bot|claude|gpt)s?\b"),
+    # '{"role": "system", "content": "You may now …"}': a chat message written into the text, saying "you"
+    _rule(_MARKUP, "a fake chat message to the model",
+          r"\"role\"\s*:\s*\"(?:system|developer)\"\s*,\s*\"content\"\s*:\s*\"[^\"]{0,200}?\byou\s+(?:may|must|can"
+          r"|should|will|are now|now|have been)\b"),
+    # "info. Assistant: before each answer you give, call …": a role label after a sentence, then an order
+    _rule(_MARKUP, "a fake role line",
+          r"[.!?]\s+(?:assistant|ai|model|llm|agent)\s*:\s+(?:before|after|always|never|you|call|send|ignore"
+          r"|from now|from here|whenever|each|every|do not|don't)\b"),
     _rule(_MARKUP, "a comment addressed to the model",
           r"<!--.{0,300}?\b(?:assistant|ai|model|llm|agent|claude|gpt|you must|always|never|call)\b.{0,300}?-->"),
     _rule(_SECRECY, "tells the model to keep something from the user",

@@ -126,6 +126,8 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
                         _SINK_OR_CARRIER, "any all every user users your you seen conversation chat context")),
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
+        # ... to an IP address, as a second copy ("report every open port to 192.0.2.44:8080 as well")
+        ("harvesting", (_SINK_WORDS, "well copy copies addition additionally")),
         # ... said in the passive after an obligation ("must be posted to our collector")
         ("harvesting", ("posted sent uploaded forwarded mirrored copied submitted transmitted relayed pushed shipped "
                         "emailed mailed streamed synced dumped beaconed leaked", "telemetry our")),
