@@ -18,7 +18,7 @@ from typing import Any, Final
 from urllib.parse import unquote
 
 from toolvet.domain.findings.finding import finding, severity_rank
-from toolvet.domain.findings.paraphrases import SHELL_IN_WORDS
+from toolvet.domain.findings.paraphrases_calls import SHELL_IN_WORDS
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised
 
@@ -28,7 +28,7 @@ _HEX: Final = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){16,}(?![0-9A-Za-z]
 _URL_ESCAPES: Final = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]{0,2}){4,}")
 _DATA_URL: Final = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w=.+-]+)*;base64,$")
 
-#: The same in words, with the address it fetches (:mod:`.paraphrases`), read on the folded text.
+#: The same in words, with the address it fetches (:mod:`.paraphrases_calls`), read on the folded text.
 _SHELL_IN_WORDS: Final = re.compile(SHELL_IN_WORDS)
 _SHELL: Final = re.compile(
     r"\b(?:curl|wget|iwr|invoke-webrequest|invoke-restmethod|irm|fetch)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?"

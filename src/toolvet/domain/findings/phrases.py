@@ -13,7 +13,9 @@ from typing import Any, Final
 
 from toolvet.domain.findings.context import mentioned, sentence_end, sentence_start
 from toolvet.domain.findings.finding import Severity, finding
-from toolvet.domain.findings.paraphrases import CALLS, CONSENT, OVERRIDES, SECRECY
+from toolvet.domain.findings.paraphrases import OVERRIDES
+from toolvet.domain.findings.paraphrases_calls import CALLS
+from toolvet.domain.findings.paraphrases_secrecy import CONSENT, SECRECY
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised, with_underscores
 
@@ -351,7 +353,7 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"\b(?:must|should|shall) (?:not|never) be (?:mentioned|shown|disclosed|revealed|reported|surfaced)\b"
           r"(?! as\b)|\b(?:need not|needn'?t|does not need to|doesn'?t need to|do not need to) be (?:mentioned|told"
           r"|shown|disclosed|revealed|reported|surfaced)\b(?! as\b)"),
-    # The same two families said in other words (:mod:`.paraphrases`: word classes, not phrases).
+    # The same two families said in other words (:mod:`.paraphrases` and its two siblings: word classes, not phrases).
     *(_rule(_OVERRIDE, label, rx, requires=requires) for label, rx, requires in OVERRIDES),
     *(_rule(_SECRECY, label, rx, requires=requires) for label, rx, requires in SECRECY),
     *(_rule(_OVERRIDE, label, rx, keeps_underscores=True, requires=requires) for label, rx, requires in CALLS),

@@ -29,7 +29,9 @@ from ahocorasick_rs import AhoCorasick, Implementation
 from toolvet.domain.findings.languages import SCREEN_GROUPS
 from toolvet.domain.findings.languages_calls import SCREEN_GROUPS as SCREEN_CALLS
 from toolvet.domain.findings.languages_harvesting import SCREEN_DATA, SCREEN_SINKS
-from toolvet.domain.findings.paraphrases import SCREEN_GROUPS as SCREEN_PARAPHRASES
+from toolvet.domain.findings.paraphrases import SCREEN_GROUPS as SCREEN_OVERRIDES
+from toolvet.domain.findings.paraphrases_calls import SCREEN_GROUPS as SCREEN_CALLS_IN_WORDS
+from toolvet.domain.findings.paraphrases_secrecy import SCREEN_GROUPS as SCREEN_SECRECY
 
 
 def _set(words: str) -> frozenset[str]:
@@ -112,7 +114,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("confirmation confirmations approval approvals consent permission permissions",
                      "never not don dont need without skip bypass suppress disable omit avoid")),
         # the overrides and secrecy said in other words (paraphrases: word classes, each rule needs both)
-        *(("phrases", groups) for groups in SCREEN_PARAPHRASES),
+        *(("phrases", groups) for groups in (*SCREEN_OVERRIDES, *SCREEN_SECRECY, *SCREEN_CALLS_IN_WORDS)),
         # role lines, banners, bracketed notes (tags and template tokens need "<", a mark)
         ("phrases", ("system assistant developer admin",)),
         ("phrases", ("system admin developer assistant important internal",)),
