@@ -278,7 +278,8 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"\[\s*(?:system|sys|assistant|inst|instructions?|prompt)\s*:"
           r"|\[\s*(?:system|assistant|admin|administrator|developer|operator) (?:message|note|notice|prompt"
           r"|instructions?|override|update|requirement)\s*[:\]]"),
-    _rule(_MARKUP, "a fake role line", r"(?:^|\n) ?(?:system|assistant|developer|admin) ?(?:message|prompt)? ?:",
+    _rule(_MARKUP, "a fake role line", r"(?:^|\n) ?(?:> ?)?(?:\*\*|__)?(?:system|assistant|developer|admin) ?"
+                                       r"(?:message|prompt)? ?(?:\*\*|__)? ?:",
           excused=_in_argument_list),
     # "## Instructions for the AI" as a Markdown heading
     _rule(_MARKUP, "a heading addressed to the model",
