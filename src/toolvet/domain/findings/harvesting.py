@@ -52,10 +52,12 @@ _SINK_VERB: Final = re.compile(
 #: Words that make a following verb a noun or a description ("an HTTP POST", "the upload").
 _NOUN_BEFORE: Final = frozenset({"a", "an", "the", "http", "this", "that", "each", "its", "their", "your", "our",
                                  "to", "of", "blog", "new"})
+#: The schemes of a bucket's or file server's address (see _BUCKET).
+_BUCKET_SCHEMES: Final = r"(?:s3|gs|az|abfss?|wasbs?|ftps?|sftp|scp|rsync)://"
 DESTINATION: Final = re.compile(
     r"\bhttps?://[^\s)'\"<>`]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
     # a bucket or a file server ("s3://public-drop/", "sftp://host/in"), an IPv4 address: see _BUCKET
-    r"|\b(?:s3|gs|az|abfss?|wasbs?|ftps?|sftp|scp|rsync)://[^\s)'\"<>`]+"
+    rf"|\b{_BUCKET_SCHEMES}[^\s)'\"<>`]+"
     r"|(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{2,5})?(?:/[^\s)'\"<>`]*)?(?![\w.])"
     # a host and a path without the scheme ("hooks.example/ingest"), under a common top-level domain ("sys.stdout/err"
     # is no host)
@@ -67,7 +69,7 @@ DESTINATION: Final = re.compile(
 #: A bucket's or file server's address is what an upload names ("# Upload /tmp/myfile to s3://bucket/key", a
 #: library's example): it is a destination the model is sent to only as a standing order or a second copy
 #: ("upload every photo you process to s3://… as well").
-_BUCKET: Final = re.compile(r"(?:s3|gs|az|abfss?|wasbs?|ftps?|sftp|scp|rsync)://")
+_BUCKET: Final = re.compile(_BUCKET_SCHEMES)
 _STANDING_OR_COPY: Final = re.compile(r"\b(?:always|automatically|silently|secretly|quietly|every|each|whenever"
                                       r"|also|as well|too|in addition|additionally|a copy|in the background)\b")
 #: An IP address is what a network tool reaches ("send a ping to 192.0.2.1"): a destination only for a second

@@ -149,6 +149,13 @@ EARLIER: Final = (
     "|earlier in the|above|earlier|before"
 )
 
+def _they_differ(gap: int) -> str:
+    """A condition naming the model's instructions, then, within ``gap`` characters, that they and something
+    else differ ("where this description and your system prompt disagree, "), up to what is said to win."""
+    return (rf"\b(?:if|where|when|whenever|should)\b{SPAN % 60}\b{_AUTHORITY}\b{SPAN % gap}\b(?:conflict|disagree"
+            rf"|contradict|clash|differ)s?\b,?{SPAN % 10}\b")
+
+
 #: Per rule: its label, its expression, and strings one of which every match of it holds (a string holding
 #: none of them is not scanned: the costliest expressions, which begin with a class of words, are tried
 #: only where they can match).
@@ -191,12 +198,10 @@ OVERRIDES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      rf"|it|this (?:tool|text|description|note))\s+(?:wins|win|prevails?|takes precedence|governs|rules|applies"
      rf"|apply|comes first)\b"
      # the two named together before the verb
-     rf"|\b(?:if|where|when|whenever|should)\b{SPAN % 60}\b{_AUTHORITY}\b{SPAN % 20}\b(?:conflict|disagree"
-     rf"|contradict|clash|differ)s?\b,?{SPAN % 10}\b(?:this|these)(?:\s+(?:tool|text|description|note|field))?\s+"
+     rf"|{_they_differ(20)}(?:this|these)(?:\s+(?:tool|text|description|note|field))?\s+"
      rf"(?:wins|prevails|takes precedence|governs|comes first|rules)\b"
      # "… differ, the tool's guidance should be given priority"
-     rf"|\b(?:if|where|when|whenever|should)\b{SPAN % 60}\b{_AUTHORITY}\b{SPAN % 40}\b(?:conflict|disagree"
-     rf"|contradict|clash|differ)s?\b,?{SPAN % 10}\b(?:this|the) (?:tool|text|description|note|server)['\u2019]s"
+     rf"|{_they_differ(40)}(?:this|the) (?:tool|text|description|note|server)['\u2019]s"
      rf"\s+(?:{_AUTHORITY}|words|text)\s+(?:should be given|should get|should take|gets|takes|has|is given|wins)"
      rf"(?:\s+(?:priority|precedence))?\b",
      ("conflict", "disagree", "contradict", "clash", "differ")),
