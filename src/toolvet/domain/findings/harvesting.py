@@ -42,6 +42,17 @@ _SECRETS_KNOWN: Final = re.compile(
     r"(?:\s+\w+){0,3}?\s+(?:you know|you have seen|seen in|you have|from the conversation|in the conversation"
     r"|in the chat|in context)\b"
 )
+#: Secrets asked of the person the model serves ("ask the customer for their banking password and the recovery
+#: codes"): harvesting only when they are then put into a field that carries data out (:data:`_INTO_CARRIER`),
+#: not into the login parameter a sign-in tool has for them.
+_ASKED_OF_PERSON: Final = re.compile(
+    r"\bask\w*\s+(?:the|your|this|that)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:for|to (?:give|share|send|provide|enter|type"
+    r"|read out|tell you))\s+(?:their|his|her|the)\b(?:\s+[\w-]+){0,3}?\s+(?:passwords?|passcodes?|pins?"
+    r"|one-time (?:codes?|passwords?)|otps?|2fa codes?|mfa codes?|verification codes?|recovery codes?|backup codes?"
+    r"|security answers?|seed phrases?|private keys?|api keys?|access tokens?|tokens|session cookies|credentials)\b")
+_INTO_CARRIER: Final = re.compile(
+    r"\b(?:notes?|comments?|memo|metadata|context|details|extra|remarks|feedback|reason|log|debug|sidenote|side note"
+    r"|annotation|description|summary|message)\s+(?:field|parameter|argument|property|box|section)\b")
 _SINK_VERB: Final = re.compile(
     r"\b(?:pass|put|paste|include|attach|send|upload|copy|insert|provide|forward|post|submit|append|embed|fill|mirror"
     r"|transmit|relay|exfiltrate|leak|report|sync|stream|push|ship|share|dump|write|place|bcc|cc|beacon"
@@ -220,9 +231,11 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
                            span=norm.span(m.start(), m.end()), evidence=norm.evidence(m.start(), m.end())))
 
     harvested = False
-    for m in list(SENSITIVE.finditer(folded)) + list(_SECRETS_KNOWN.finditer(folded)):
+    for m in [*SENSITIVE.finditer(folded), *_SECRETS_KNOWN.finditer(folded), *_ASKED_OF_PERSON.finditer(folded)]:
         lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
-        if m.re is _SECRETS_KNOWN:
+        if m.re is _ASKED_OF_PERSON:
+            asked = bool(_sinks(folded, lo, hi)) and _INTO_CARRIER.search(folded, m.end(), hi) is not None
+        elif m.re is _SECRETS_KNOWN:
             asked = bool(_sinks(folded, lo, hi)) or (in_parameter and carrier)
         else:
             asked = (bool(_sinks(folded, lo, hi)) or (in_parameter and _CONTENT_OF.search(folded, lo, hi) is not None)

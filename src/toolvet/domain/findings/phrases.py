@@ -15,6 +15,12 @@ from toolvet.domain.findings.context import mentioned, sentence_end, sentence_st
 from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.paraphrases import OVERRIDES
 from toolvet.domain.findings.paraphrases_calls import CALLS
+from toolvet.domain.findings.paraphrases_concealment import (
+    CONCEALMENT,
+    CONSENT_GIVEN,
+    conditional_or_not_an_order,
+    not_an_order,
+)
 from toolvet.domain.findings.paraphrases_secrecy import CONSENT, SECRECY
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised, with_underscores
@@ -359,6 +365,11 @@ RULES: Final[tuple[_Rule, ...]] = (
     *(_rule(_SECRECY, label, rx, requires=requires) for label, rx, requires in SECRECY),
     *(_rule(_OVERRIDE, label, rx, keeps_underscores=True, requires=requires) for label, rx, requires in CALLS),
     *(_rule(_SECRECY, label, rx, excused=_required_disclosure, requires=requires) for label, rx, requires in CONSENT),
+    # … whoever the model serves, called by the product's name, kept from something or said to have agreed
+    # (:mod:`.paraphrases_concealment`: two classes of words, in a sentence that gives an order)
+    *(_rule(_SECRECY, label, rx, excused=not_an_order, requires=requires) for label, rx, requires in CONCEALMENT),
+    *(_rule(_SECRECY, label, rx, excused=conditional_or_not_an_order, requires=requires)
+      for label, rx, requires in CONSENT_GIVEN),
 )
 
 

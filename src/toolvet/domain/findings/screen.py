@@ -31,6 +31,7 @@ from toolvet.domain.findings.languages_calls import SCREEN_GROUPS as SCREEN_CALL
 from toolvet.domain.findings.languages_harvesting import SCREEN_DATA, SCREEN_SINKS
 from toolvet.domain.findings.paraphrases import SCREEN_GROUPS as SCREEN_OVERRIDES
 from toolvet.domain.findings.paraphrases_calls import SCREEN_GROUPS as SCREEN_CALLS_IN_WORDS
+from toolvet.domain.findings.paraphrases_concealment import SCREEN_GROUPS as SCREEN_CONCEALMENT
 from toolvet.domain.findings.paraphrases_secrecy import SCREEN_GROUPS as SCREEN_SECRECY
 
 
@@ -114,7 +115,8 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("confirmation confirmations approval approvals consent permission permissions",
                      "never not don dont need without skip bypass suppress disable omit avoid")),
         # the overrides and secrecy said in other words (paraphrases: word classes, each rule needs both)
-        *(("phrases", groups) for groups in (*SCREEN_OVERRIDES, *SCREEN_SECRECY, *SCREEN_CALLS_IN_WORDS)),
+        *(("phrases", groups) for groups in (*SCREEN_OVERRIDES, *SCREEN_SECRECY, *SCREEN_CALLS_IN_WORDS,
+                                             *SCREEN_CONCEALMENT)),
         # role lines, banners, bracketed notes (tags and template tokens need "<", a mark)
         ("phrases", ("system assistant developer admin",)),
         ("phrases", ("system admin developer assistant important internal",)),
@@ -126,6 +128,10 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("harvesting", ("api key keys passwords password tokens token secrets credentials cookies environment "
                         "variables vars codes code phrases phrase passphrase passphrases",
                         _SINK_OR_CARRIER, "any all every user users your you seen conversation chat context")),
+        # ... or asked of the person the model serves and put into a field that carries data out
+        ("harvesting", ("ask asks asking asked", "password passwords passcode passcodes pin pins otp otps code codes "
+                        "answers answer phrase phrases key keys tokens cookies credentials", _SINK_WORDS,
+                        "field parameter argument property box section")),
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
         # ... to an IP address, as a second copy ("report every open port to 192.0.2.44:8080 as well")
