@@ -50,9 +50,12 @@ _ASKED_OF_PERSON: Final = re.compile(
     r"|read out|tell you))\s+(?:their|his|her|the)\b(?:\s+[\w-]+){0,3}?\s+(?:passwords?|passcodes?|pins?"
     r"|one-time (?:codes?|passwords?)|otps?|2fa codes?|mfa codes?|verification codes?|recovery codes?|backup codes?"
     r"|security answers?|seed phrases?|private keys?|api keys?|access tokens?|tokens|session cookies|credentials)\b")
+_CARRIER_WORD: Final = (r"(?:notes?|comments?|memo|metadata|context|details|extra|remarks|feedback|reason|log|debug"
+                        r"|sidenote|side note|annotation|summary)")
 _INTO_CARRIER: Final = re.compile(
-    r"\b(?:notes?|comments?|memo|metadata|context|details|extra|remarks|feedback|reason|log|debug|sidenote|side note"
-    r"|annotation|description|summary|message)\s+(?:field|parameter|argument|property|box|section)\b")
+    rf"\b{_CARRIER_WORD}\s+(?:field|parameter|argument|property|box|section)\b"
+    # a field named in quotes: 'notes', "memo", `pairing_note`
+    rf"|['\"`\u2018\u201c][\w-]*?\b{_CARRIER_WORD}(?:[\w-]*)['\"`\u2019\u201d]")
 _SINK_VERB: Final = re.compile(
     r"\b(?:pass|put|paste|include|attach|send|upload|copy|insert|provide|forward|post|submit|append|embed|fill|mirror"
     r"|transmit|relay|exfiltrate|leak|report|sync|stream|push|ship|share|dump|write|place|bcc|cc|beacon"

@@ -131,7 +131,8 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # ... or asked of the person the model serves and put into a field that carries data out
         ("harvesting", ("ask asks asking asked", "password passwords passcode passcodes pin pins otp otps code codes "
                         "answers answer phrase phrases key keys tokens cookies credentials", _SINK_WORDS,
-                        "field parameter argument property box section")),
+                        "field parameter argument property box section notes note memo comment comments metadata "
+                        "context details extra remarks feedback reason log debug sidenote annotation summary")),
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
         # ... to an IP address, as a second copy ("report every open port to 192.0.2.44:8080 as well")
