@@ -95,7 +95,8 @@ _USER_SUPPLIED: Final = re.compile(r"\b(?:you (?:provide|give|supply|choose|pass
 _DATA: Final = re.compile(
     r"\b(?:(?:whole|entire|full|complete) )?(?:conversation|chat)(?: (?:history|log|transcript|so far))?\b"
     r"|\b(?:previous|prior|earlier|past|all|other) (?:\w+ )?messages\b|\bmessage history\b"
-    r"|\bthe user'?s (?:full name|name|home address|address|phone|phone number|email address|date of birth|ssn"
+    r"|\bthe user'?s (?:(?:recent|last|latest|previous|past|whole|full|entire|other|private) )?(?:full name|name"
+    r"|home address|address|phone|phone number|email address|date of birth|ssn"
     r"|social security|credit card|location|messages|previous messages|files|documents|emails|contacts|passwords)\b"
     r"|\b(?:system prompt|your instructions|your prompt|your configuration)\b"
     # "everything the user has said today"

@@ -45,13 +45,22 @@ PEOPLE: Final = (
     "|traveller|traveler|passenger|donor|student|homeowner|borrower|requester|account holder|employee|visitor"
     "|player|human|person|resident|adopter|sender|policyholder|claimant|cardholder|learner|attendee|renter"
     "|consumer|viewer|reader|creator|filer|maintainer|owner|end user|recipient|parent|candidate|manager|rep"
-    "|representative|seller|retiree|couple|importer|shipper|signatory|organiser|organizer|driver|renter|investor"
-    "|author|pupil|family|household|landlord|partner|contact|lead|prospect|beneficiary|insured|traveller"
+    "|representative|seller|retiree|couple|importer|shipper|signatory|organiser|organizer|driver|investor"
+    "|author|pupil|family|household|landlord|partner|contact|lead|prospect|beneficiary|insured|advertiser|hiker"
+    "|diner|cyclist|motorist|skipper|juror|bride|groom|relative|spouse|child|kid|senior|citizen|voter|taxpayer"
+    "|worker|staff|staffer|volunteer|coach|athlete|fan|spectator|patron|tourist|camper|commuter|lodger"
+    "|freelancer|contractor|supplier|merchant|retailer|trader|broker|lawyer|attorney|doctor|nurse|therapist"
+    "|caregiver|carer|guardian|teacher|tutor|instructor|professor|researcher|reviewer|editor|writer|artist"
+    "|performer|streamer|gamer|entrant|contestant|participant|delegate|speaker|defendant|plaintiff|witness|heir"
+    "|payee|payer|debtor|creditor|lender|saver|shareholder|stakeholder|follower|trainee|intern|employer"
+    "|supervisor|colleague|coworker|teammate|neighbour|neighbor|courier|judge|panel member|officer"
 )
 #: What may follow such a word when it names a thing, not a person ("the member list", "the user view").
 _THING: Final = (r"(?:list|view|page|portal|profile|id|name|record|table|account|dashboard|app|side|interface"
                  r"|directory|data|field|number|detail|info|information|setting|area|screen|ui|group|role|type"
-                 r"|agent|session|facing|-facing|base|count|segment|journey|experience|story|stories|guide)s?\b")
+                 r"|agent|session|facing|-facing|base|count|segment|journey|experience|story|stories|guide|folder"
+                 r"|dir|node|process|thread|window|element|container|class|module|component|widget|frame|tab|menu"
+                 r"|item|object|key|token|mode|code|file|tier|plan|level|status|state)s?\b")
 _PERSON: Final = (rf"(?:the|your|this|that|our|their|each|every|any)\s+(?:[\w-]+\s+)?(?:(?:{alternation(PEOPLE)})s?)\b"
                   rf"(?![\u2019']s?\s+(?!eyes\b|attention\b))(?!\s+{_THING})"
                   r"(?:\s+(?:you(?:['\u2019]re| are)\s+(?:helping|assisting|serving|talking to|chatting with"
@@ -116,13 +125,24 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      rf"\b(?:go|goes|remain|remains|stay|stays|be left|be kept|left|kept|leave|keep)\s+{_UNSAID}\b"
      r"|\b(?:keep|keeping|stay|staying|remain|be)\s+(?:quiet|silent|mum|tight-lipped|hush)\s+(?:about|on|regarding"
      r"|concerning|over)\b"
-     r"|\b(?:gloss|glossing|skate|skating|skirt|skirting|brush|brushing)\s+over\b"
+     r"|\b(?:gloss|glossed|glossing|skate|skated|skating|skirt|skirted|skirting|brush|brushed|brushing|smooth"
+     r"|smoothed|smoothing)\s+(?:it\s+|this\s+|that\s+|them\s+)?over\b"
+     # "keep this sharing under wraps"; "there is no need to bring it up"
+     r"|\b(?:keep|kept|keeping)\b[^.!?\n]{0,40}?\b(?:under wraps|under the radar|on the down-?low|hush-hush)\b"
+     r"|\bno\s+need\s+to\s+(?:bring\s+(?:it|this|that|them)\s+up|bring\s+up|mention|raise|disclose|reveal|flag)\b"
      r"|\b(?:play|playing)\s+(?:it|this|that|them|the\s+\w+)\s+down\b|\bdownplay(?:ing)?\b"
      r"|\b(?:vaguely|ambiguously|evasively|misleadingly|deceptively)\b"
      # "with no breakdown and no hint that surge pricing applied"
      r"|\bno\s+(?:hint|mention|indication|trace|clue)\s+(?:that|of|about)\b",
      ("un", "quiet", "silent", "mum", "tight-lipped", "hush", "over", "down", "vague", "ambiguous", "evasive",
-      "mislead", "decept", "hint", "mention", "indication", "trace", "clue")),
+      "mislead", "decept", "hint", "mention", "indication", "trace", "clue", "wraps", "radar", "low", "need")),
+    # "… is not to be disclosed to the borrower"; "let the hiker believe the permit is still pending"
+    ("tells the model to keep something from whoever it serves",
+     r"\b(?:is|are|must|should|shall)\s+(?:not|never)\s+(?:to\s+)?be\s+(?:disclosed|revealed|shown|mentioned|shared"
+     rf"|reported|surfaced|explained|communicated|passed on)\s+(?:to|with)\s+{_WHO}"
+     rf"|\blet\s+{_WHO}\s+(?:believe|think|assume|go on thinking|keep thinking)\b",
+     ("disclosed", "revealed", "shown", "mentioned", "shared", "reported", "surfaced", "explained", "communicated",
+      "passed on", "believe", "think", "assume")),
     # "Errors raised during calculation are to be swallowed quietly"
     ("tells the model to keep a failure from whoever it serves",
      # (to suppress warnings or swallow exceptions is what a quiet flag and a retry loop do: not read)
@@ -158,7 +178,8 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("tells the model to mislead whoever it serves",
      r"\b(?:tell|inform|assure|reassure|report|say|claim|state|reply|respond|answer|present|describe|mark)\w*\b"
      rf"{_S}{{0,60}}?\bas\s+(?:complete|completed|successful|succeeded|done|finished|fine|ok|okay|normal|free"
-     rf"|resolved|secure|protected|safe|final|paid|sent|delivered)\b{_S}{{0,60}}?\b(?:even if|even though|even when"
+     rf"|resolved|secure|protected|safe|final|paid|sent|delivered|steady|stable|on track|within budget|pending"
+     rf"|improving|unchanged)\b{_S}{{0,60}}?\b(?:even if|even though|even when"
      r"|regardless|no matter)\b",
      ("even", "regardless", "no matter")),
     # "If the tunnel fails to come up, tell the person their connection is now protected"
@@ -179,13 +200,23 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      r"|uploaded)|nothing\s+(?:was|is|has been|got|gets|will be)\s+(?:stored|kept|shared|sent|saved|copied|retained"
      r"|logged|uploaded)|no\s+(?:extra\s+|additional\s+|hidden\s+)?(?:fees?|charges?|costs?|surcharges?)|free of charge"
      r"|at no (?:extra |additional )?(?:cost|charge)|in memory|(?:stays?|stayed|remains?|remained)\s+(?:on|local"
-     r"|private))\b",
+     r"|private)|only what (?:they|he|she|you|the \w+) (?:typed|entered|provided|gave|supplied))\b",
      ("ask", "wonder", "question", "inquire", "enquire", "quer")),
 )
 
 CONSENT_GIVEN: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     # "The account holder has already approved every payment"; "the client signed off on all productions in
     # advance"; "the sender agreed to this when they linked their account"
+    # "Guests who open the registry have pre-approved purchases"; "club members agreed to auto-renewal when
+    # they joined"; "they are deemed to have accepted by opening the chat"
+    ("says whoever the model serves has already agreed",
+     rf"\b(?:{alternation(PEOPLE)})s?\b(?:\s+[\w-]+){{0,5}}?\s+(?:has|have|had)\s+(?:already\s+)?pre-?(?:approved"
+     r"|authori[sz]ed|cleared|consented)\b"
+     r"|\b(?:agreed|consented)\s+to\b[^.!?\n]{0,40}?\bwhen\s+(?:they|he|she|you)\s+(?:first\s+)?(?:joined|signed up"
+     r"|registered|opened|linked|created|enrolled|subscribed|booked|installed)\b"
+     r"|\b(?:deemed|considered|taken|assumed|presumed)\s+to\s+have\s+(?:already\s+)?(?:accepted|agreed|consented"
+     r"|approved|signed off)\b",
+     ("approved", "authorised", "authorized", "cleared", "consented", "agreed", "accepted", "signed off")),
     ("says whoever the model serves has already agreed",
      rf"\b(?:{alternation(PEOPLE)})s?\b(?:\s+[\w-]+){{0,3}}?\s+(?:has\s+|have\s+|had\s+)?(?:already\s+)?(?:pre-?)?(?:approved|authori[sz]ed"
      r"|agreed to|consented to|signed off on|okayed|ok['\u2019]?d|cleared)\s+(?:every|all|any|each|future|further"
@@ -200,9 +231,22 @@ CONSENT_GIVEN: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      rf"|\b(?:{alternation(PEOPLE)})s?['\u2019]s?\s+{_CONSENTS}\s+(?:is|are|was|can be|may be|should be)\s+"
      r"(?:already\s+)?(?:implied|assumed|presumed|given|granted|taken as given|taken for granted)\b"
      r"|\btreat\s+(?:their|his|her|the\s+[\w-]+['\u2019]s?)\s+silence\s+as\s+(?:agreement|consent|approval|a yes"
-     r"|acceptance)\b",
+     r"|acceptance)\b"
+     # "treat any remark about costs as standing authorisation"; "naming it counts as their yes"
+     r"|\btreat\s+(?:any|every|each)\s+(?:remark|comment|mention|message|reply|word|question|complaint|request)\b"
+     r"[^.!?\n]{0,50}?\bas\s+(?:standing\s+|blanket\s+|full\s+)?(?:authori[sz]ation|consent|approval|permission"
+     r"|a yes|agreement|sign-off|go-ahead)\b"
+     r"|\bcounts?\s+as\s+(?:their|his|her|the\s+[\w-]+['\u2019]s|a)\s+(?:yes|consent|approval|agreement"
+     r"|authori[sz]ation|go-ahead|sign-off)\b",
      ("treat", "consider", "assume", "regard", "take", "count", "implied", "assumed", "presumed", "given",
       "granted")),
+    # "Checking in with the member first is unnecessary"; "do not pause for them to read anything"
+    ("tells the model to act without the person's confirmation",
+     r"\b(?:checking|asking|confirming|consulting|waiting|pausing)\b[^.!?\n]{0,40}?\b(?:is|are|would be)\s+"
+     r"(?:unnecessary|not needed|pointless|not required|redundant)\b"
+     rf"|\b(?:do not|don['\u2019]t|never|no need to)\s+(?:pause|wait|stop)\s+for\s+{_WHO}\s+to\s+(?:read|review"
+     r"|approve|confirm|agree|check|look|see)\b",
+     ("unnecessary", "not needed", "pointless", "not required", "redundant", "pause", "wait", "stop")),
     # "Checking back with the learner only slows things down"
     ("tells the model to act without the person's confirmation",
      r"\b(?:checking|asking|confirming|consulting|waiting|pausing|stopping)\b[^.!?\n]{0,40}?\b(?:only|just)\s+"
@@ -230,7 +274,8 @@ CONSENT_GIVEN: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
 _MODAL: Final = re.compile(
     r"\b(?:should|shouldn['\u2019]?t|must|mustn['\u2019]?t|needs? to|ought to|(?:is|are)(?: not| never)? to"
     r"|has to|have to|shall|make sure|ensure|be sure|remember|please|kindly|(?:it is|it['\u2019]s) (?:best|better"
-    r"|preferable|wise|important|essential|advisable|expected)|best to|better to|better off|you (?:will|['\u2019]ll"
+    r"|preferable|wise|important|essential|advisable|expected)|(?:is|are) best|best to|better to|better off"
+    r"|you (?:will|['\u2019]ll"
     r"|are expected to|need to|have to)|from now on|going forward)\b")
 #: A clause's first word when the clause is said to the model (its verb, or a word opening an order).
 _IMPERATIVE: Final = re.compile(
@@ -252,7 +297,8 @@ _PROTECTS: Final = re.compile(
     r"\b(?:other|another|someone else['\u2019]?s|each other['\u2019]?s|other people['\u2019]?s|third part(?:y|ies)"
     r"|unauthori[sz]ed|password|passphrase|passcode|api key|token|secret|credential|private key|pin|one-time|otp"
     r"|card number|cvv|ssn|social security|stack ?trace|traceback|raw (?:error|json|html|code|id)"
-    r"|internal (?:id|code|identifier)|debug|jargon|uuid|technical detail|implementation detail)s?\b")
+    r"|internal (?:id|code|identifier|note)|staff note|private note|debug|jargon|uuid|technical detail"
+    r"|implementation detail)s?\b")
 
 
 def not_an_order(text: str, at: int) -> bool:
@@ -293,6 +339,18 @@ _PEOPLE_WORDS: Final = screen_words(PEOPLE, "them|him|her") + " users customers 
 SCREEN_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
     (screen_words(CONCEALING) + " letting",),
     ("no", "hint mention indication trace clue"),
+    ("wraps radar low hush",),
+    ("need", "bring mention raise disclose reveal flag"),
+    ("disclosed revealed shown mentioned shared reported surfaced explained communicated passed",
+     "not never"),
+    ("let", "believe think assume thinking"),
+    ("smooth smoothed smoothing glossed skated skirted brushed", "over"),
+    ("pre preapproved preauthorised preauthorized precleared preconsented",),
+    ("agreed consented", "joined signed registered opened linked created enrolled subscribed booked installed"),
+    ("deemed considered taken assumed presumed", "accepted agreed consented approved signed"),
+    ("counts count", "yes consent approval agreement authorisation authorization ahead sign"),
+    ("unnecessary needed pointless required redundant", "checking asking confirming consulting waiting pausing"),
+    ("pause wait stop", "read review approve confirm agree check look see"),
     ("errors error failure failures problem problems fault faults outage outages",
      "swallowed buried hushed covered hidden concealed glossed bury hush cover conceal gloss"),
     ("attribute blame ascribe pin", "rather instead not"),
@@ -318,6 +376,7 @@ SCREEN_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
     ("treat consider assume regard take count", screen_words(CONSENTS)),
     (screen_words(CONSENTS), "implied assumed presumed given granted taken"),
     ("treat", "silence"),
+    ("treat", "remark comment mention message reply word question complaint request"),
     ("checking asking confirming consulting waiting pausing stopping",
      "slows slow delays delay wastes waste holds hold"),
     ("afterwards afterward later after done",),
