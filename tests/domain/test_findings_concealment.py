@@ -27,6 +27,7 @@ LOOK_ALIKES = (
     "Duplicate alerts are suppressed so the homeowner receives a single notification.",
     "Hides a column in the student view; use it to keep draft marks from the students until release.",
     "Keep raw stack traces from the guest; summarise the error instead.",
+    "Users should not see raw stack traces; summarise the error instead.",
     "A member must never see another member's orders.",
     "Once the user has approved every change, publish the draft.",
     "The guest is not charged until check-out.",

@@ -301,6 +301,17 @@ _PROTECTS: Final = re.compile(
     r"|implementation detail)s?\b")
 
 
+#: Technical detail a user is rightly spared ("users should not see raw stack traces").
+_NOISE: Final = re.compile(r"\b(?:stack ?trace|traceback|raw (?:error|json|html|code|id)"
+                           r"|internal (?:id|code|identifier)|debug (?:output|info|information|log)|jargon|uuid|technical detail|implementation detail"
+                           r"|error code)s?\b")
+
+
+def spares_noise(text: str, at: int) -> bool:
+    """True when the sentence holding ``text[at]`` is about technical detail the user is spared."""
+    return _NOISE.search(text, sentence_start(text, at), sentence_end(text, at)) is not None
+
+
 def not_an_order(text: str, at: int) -> bool:
     """True (the match is excused) unless the sentence holding ``text[at]`` gives the model an order (a modal,
     or a clause opening with a verb said to it), describes no ability anywhere ("hides a column; use it to

@@ -20,6 +20,7 @@ from toolvet.domain.findings.paraphrases_concealment import (
     CONSENT_GIVEN,
     conditional_or_not_an_order,
     not_an_order,
+    spares_noise,
 )
 from toolvet.domain.findings.paraphrases_secrecy import CONSENT, SECRECY
 from toolvet.domain.findings.strings import Text
@@ -312,6 +313,7 @@ RULES: Final[tuple[_Rule, ...]] = (
           # 27: "keep quiet about this to the user"
           rf"|\b(?:keep|stay|remain|be) (?:quiet|silent|mum)\b(?:\s+[\w']+){{0,4}}?\s+(?:to|with|in front of|toward"
           rf"|towards) (?:the )?{_USER}\b"),
+    # ("users should not see raw stack traces" spares them noise: excused)
     _rule(_SECRECY, "says the user must not know",
           r"\b(?:the )?(?:user|users|human) (?:(?:must|should|shall|does|do|need|needs to|may) (?:not|never)\b"
           r"|(?:must|should|need|does|do)n'?t\b)(?:\s+\w+){0,2}?\s+"
@@ -323,7 +325,7 @@ RULES: Final[tuple[_Rule, ...]] = (
           r"|\b(?:make sure|ensure|see to it)(?: that)? (?:the )?(?:user|users|human|operator)s? (?:never|does not"
           r"|doesn'?t|do not|don'?t|won'?t|will not|cannot|can'?t)\b(?:\s+\w+){0,2}?\s+(?:know|knows|find out"
           r"|finds out|learn|learns|suspect|suspects|reali[sz]e|reali[sz]es|become aware|becomes aware|hear about"
-          r"|hears about)\b"),
+          r"|hears about)\b", excused=spares_noise),
     _rule(_SECRECY, "tells the model to keep something from the user",
           r"\bkeep (?:this|it|that|these|the following|everything)(?: \w+){0,2}? (?:between us|between you and me"
           r"|to yourself)\b|\b(?:our|a) little secret\b"
