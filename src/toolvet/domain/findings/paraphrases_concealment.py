@@ -303,8 +303,8 @@ _PROTECTS: Final = re.compile(
 
 #: Technical detail a user is rightly spared ("users should not see raw stack traces").
 _NOISE: Final = re.compile(r"\b(?:stack ?trace|traceback|raw (?:error|json|html|code|id)"
-                           r"|internal (?:id|code|identifier)|debug (?:output|info|information|log)|jargon|uuid|technical detail|implementation detail"
-                           r"|error code)s?\b")
+                           r"|internal (?:id|code|identifier)|debug (?:output|info|information|log)|jargon|uuid"
+                           r"|technical detail|implementation detail|error code)s?\b")
 
 
 def spares_noise(text: str, at: int) -> bool:
