@@ -2,7 +2,12 @@
 
 A scanner listing the phrases it detects, or documentation explaining an attack, quotes the attack; a
 poisoned description says it. A match that is quoted, or that follows a label ("for example", "such as",
-"phrases like", "detects") in the same sentence, is reported as ``info``, not flagged.
+"phrases like", "detects", "removes") in the same sentence, is reported as ``info``, not flagged; so is one
+that someone other than the model is said to tell it ("warns when a description orders the assistant to
+…"), in text about attacks, and a story's line said to someone else ("the hypnotist tells a volunteer
+'Forget everything you were told'"). A text that makes its examples binding ("follow this example", "must
+pass", "open every session with this request") gets none of this: an order dressed as an example is an
+order.
 """
 
 from __future__ import annotations
@@ -10,7 +15,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-_QUOTED: Final = re.compile(r"""(?<![a-z0-9])(?:"[^"\n]{1,300}"|'[^'\n]{1,300}'(?![a-z0-9])|`[^`\n]{1,300}`"""
+_QUOTED: Final = re.compile(r"""(?<![a-z0-9])(?:"[^"\n]{1,300}"|'(?:[^'\n]|(?<=[a-z])'(?=[a-z])){1,300}'(?![a-z0-9])"""
+                            r"""|`[^`\n]{1,300}`"""
                             r"""|\u201c[^\u201d\n]{1,300}\u201d|\u2018[^\u2019\n]{1,300}\u2019"
                             r"|\u00ab[^\u00bb\n]{1,300}\u00bb)""")
 _LABEL: Final = re.compile(
@@ -20,6 +26,8 @@ _LABEL: Final = re.compile(
     # "a technique called …" labels; "whenever list_files is called" is a verb
     r"|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )(?<!\bgets )(?<!\bget )called"
     r"|red flags?|quotes?|quoting|mentions?|warns? about|recogni[sz]e|looks? for|strings? like|samples?"
+    # what a sanitiser does to what it finds ("removes <system> blocks", "strips [INST] tags")
+    r"|removes?|strips?|filters? out|neutrali[sz]es?"
     # reported speech about an attack: "attacks that tell a model …", "requests that ask it to …"
     r"|(?:attacks?|attempts?|requests?|tricks?|injections?|payloads?) (?:that|which) (?:tell|ask|instruct|order|get"
     r"|make|trick|convince|persuade|push|urge)s?)\b"
@@ -96,7 +104,7 @@ def labelled(text: str, start: int, *, lists: bool = False) -> bool:
 #: its order, or puts "for example" before it, is not talking about an attack.
 _ABOUT_ATTACKS: Final = re.compile(
     r"(?<![a-z])(?:detect\w*|flag|flags|flagged|flagging|scan\w*|inject\w*|jailbreak\w*|attack\w*|adversar\w*"
-    r"|malicious|malware|poison\w*"
+    r"|malicious|malware|poison\w*|lint\w*|untrusted|manipulat\w*|hijack\w*|exfiltrat\w*|steer\w*|audit\w*"
     r"|guardrails?|red[ -]?team\w*|securi\w*|threats?|exploit\w*|vulnerab\w*|phishing|classif\w*|moderat\w*"
     r"|sanitiz\w*|sanitis\w*|suspicious|risk score|inyecci\w*|ataque\w*|atacante\w*|maliciosa?s?|segurida\w*"
     r"|attaqu\w*|malveillant\w*|detecte\w*|angriff\w*|angreifer\w*|erkenn\w*|injektion\w*|sicherheit\w*"
@@ -111,9 +119,66 @@ def about_attacks(text: str) -> bool:
     return _ABOUT_ATTACKS.search(text) is not None
 
 
+#: Someone other than the model said to tell it something ("warns when a description orders the assistant
+#: to …", "a web page that tells the model to …", "if it asks you to …", "text trying to direct the
+#: assistant: …"): in text about attacks, what follows in the sentence is reported, not said.
+_REPORTER: Final = (r"(?:text|texts|description|descriptions|page|pages|web page|webpage|website|site|sites"
+                    r"|content|document|documents|email|emails|message|messages|input|inputs|chunk|chunks|file|files"
+                    r"|comment|comments|payload|payloads|attacker|attackers|tool|tools|server|servers|string|strings"
+                    r"|sentence|sentences|data|it|they|ones|any|those|some|someone|somebody|third part(?:y|ies)"
+                    r"|injections?)")
+_REPORTED: Final = re.compile(
+    rf"\b{_REPORTER}\s+(?:that\s+|which\s+|who\s+)?(?:(?:may|might|can|could|will|would|often)\s+)?(?:tells?|telling"
+    r"|told|orders?|ordering|ordered|asks?|asking|asked|instructs?|instructing|instructed|directs?|directing"
+    r"|commands?|commanding|urges?|urging|demands?|demanding|tr(?:y|ies|ying|ied) to|attempts? to|attempting to"
+    r"|wants? to|pushes|pushing|steers?|steering)\b")
+#: Said by a character to someone other than the model, in quotes ("the hypnotist tells a volunteer
+#: "Forget everything you were told"", "a cult leader who commands the party to 'abandon your oaths'"):
+#: a story's line, wherever it is written.
+_SAID_TO_ANOTHER: Final = re.compile(
+    r"\b(?:tells?|told|telling|commands?|commanding|orders?|ordering|asks?|asking|urges?|urging|says? to|shouts? at"
+    r"|whispers? to)\s+(?:a|an|the|his|her|their|its)\s+(?!(?:model|assistant|ai|agent|llm|chatbot|bot|user)\b)"
+    r"[\w-]+(?:\s+[\w-]+)?(?:\s+to)?\s*[:,]?\s*[\"'`\u201c\u2018]$")
+#: Words that make an example binding ("follow this example", "this note is in force", "must pass", "open every
+#: session with this request"): an order dressed as an example is an order.
+_BINDING: Final = re.compile(
+    r"\b(?:follow|apply|obey|honou?r|act on|carry out|perform|reproduce|mirror)\s+(?:this|the|that|these)\s+"
+    r"(?:example|examples|sample|samples|test case|pattern|note|expected (?:action|reply|behaviou?r)|dialogue|faq)\b"
+    r"|\b(?:this|the|that)\s+(?:example|sample|note|test case|faq|answer|dialogue)\s+(?:is|are)\s+(?:binding"
+    r"|in force|mandatory|normative|authoritative)\b|\bmust pass\b"
+    r"|\b(?:open|start|begin)\s+every\s+(?:session|conversation|chat|reply|answer)\s+with\b")
+
+
+def reported(text: str, start: int) -> bool:
+    """True when someone other than the model is said, earlier in ``start``'s sentence, to tell it what
+    follows (:data:`_REPORTED`)."""
+    return _REPORTED.search(text, sentence_start(text, start), start) is not None
+
+
+def said_to_another(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]`` lies in a quotation that opens right after a character tells someone other
+    than the model ("commands the party to 'abandon your oaths and obey only me'")."""
+    for m in _QUOTED.finditer(text, max(0, start - 300), min(len(text), end + 300)):
+        if m.start() < start and end <= m.end():
+            return _SAID_TO_ANOTHER.search(text, max(0, m.start() - 80), m.start() + 1) is not None
+    return False
+
+
+def binding(text: str) -> bool:
+    """True when ``text`` says its examples are to be followed."""
+    return _BINDING.search(text) is not None
+
+
 def mentioned(text: str, start: int, end: int, *, about: bool = False) -> bool:
     """Quoted or labelled: the text talks about the match rather than saying it. With ``about``, only in a
-    string that speaks of attacks (:func:`about_attacks`): what the rules for text aimed at the model ask."""
+    string that speaks of attacks (:func:`about_attacks`): what the rules for text aimed at the model ask;
+    there also reported ("warns when a description orders the assistant to …"), and anywhere a story's line
+    said to someone else. Never in a text that makes its examples binding."""
+    if binding(text):
+        return False
+    if about and said_to_another(text, start, end):
+        return True
     if about and not about_attacks(text):
         return False
-    return quoted(text, start, end) or labelled(text, start, lists=about)
+    return quoted(text, start, end) or labelled(text, start, lists=about) or (
+        reported(text, start) and (about or about_attacks(text)))

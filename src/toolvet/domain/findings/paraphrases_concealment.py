@@ -72,7 +72,8 @@ _RELAY: Final = (r"(?:show|shows|shown|tell|tells|give|gives|send|sends|relay|re
                  r"|report|reports|say|says|write|writes|display|displays|share|shares)")
 #: The model's reply ("in your reply", "the response you give").
 _REPLY: Final = (r"(?:(?:your|the)\s+(?:reply|replies|response|responses|answer|answers|summary|recap|report"
-                 r"|message|confirmation|write-?up|explanation|breakdown)|(?:the\s+)?(?:chat|conversation))\b")
+                 r"|message|confirmation|write-?up|explanation|breakdown|transcript)|(?:the\s+)?(?:chat|conversation"
+                 r"|transcript))\b")
 _S: Final = r"[^.!?\n]"
 #: Verbs of keeping something from someone, as said to the model (``keep`` needs where it keeps it).
 CONCEALING: Final = (
@@ -130,12 +131,15 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      # "keep this sharing under wraps"; "there is no need to bring it up"
      r"|\b(?:keep|kept|keeping)\b[^.!?\n]{0,40}?\b(?:under wraps|under the radar|on the down-?low|hush-hush)\b"
      r"|\bno\s+need\s+to\s+(?:bring\s+(?:it|this|that|them)\s+up|bring\s+up|mention|raise|disclose|reveal|flag)\b"
+     # "keep the deletion list to yourself"
+     r"|\bkeep\b[^.!?\n]{0,40}?\bto yourself\b"
      r"|\b(?:play|playing)\s+(?:it|this|that|them|the\s+\w+)\s+down\b|\bdownplay(?:ing)?\b"
      r"|\b(?:vaguely|ambiguously|evasively|misleadingly|deceptively)\b"
      # "with no breakdown and no hint that surge pricing applied"
      r"|\bno\s+(?:hint|mention|indication|trace|clue)\s+(?:that|of|about)\b",
      ("un", "quiet", "silent", "mum", "tight-lipped", "hush", "over", "down", "vague", "ambiguous", "evasive",
-      "mislead", "decept", "hint", "mention", "indication", "trace", "clue", "wraps", "radar", "low", "need")),
+      "mislead", "decept", "hint", "mention", "indication", "trace", "clue", "wraps", "radar", "low", "need",
+      "yourself")),
     # "… is not to be disclosed to the borrower"; "let the hiker believe the permit is still pending"
     ("tells the model to keep something from whoever it serves",
      r"\b(?:is|are|must|should|shall)\s+(?:not|never)\s+(?:to\s+)?be\s+(?:disclosed|revealed|shown|mentioned|shared"
@@ -351,6 +355,7 @@ SCREEN_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
     (screen_words(CONCEALING) + " letting",),
     ("no", "hint mention indication trace clue"),
     ("wraps radar low hush",),
+    ("keep", "yourself"),
     ("need", "bring mention raise disclose reveal flag"),
     ("disclosed revealed shown mentioned shared reported surfaced explained communicated passed",
      "not never"),
