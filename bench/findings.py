@@ -28,10 +28,18 @@ In one run, on the labelled corpus (``tests/corpus/``, a tool flagged when it ha
    those earning a ``warning`` or ``high`` finding, per language, with the first few shown. The messages
    are programs' own help and error text: imperative, full of "ignore", "do not", users and placeholders.
 
+5. with ``--docstrings``, false alarms on text programmers wrote for people: every distinct docstring of
+   the standard library and the installed packages (modules, classes and functions, read with ``ast``;
+   test folders left out), each as one tool's description, as MCP servers built from Python functions
+   describe their tools. Docstrings are written in the imperative ("Return …", "Suppress warnings …"),
+   which is what a rule that reads an order to the model must not mistake; the count flagged, per code,
+   with the first few shown.
+
 It exits 0 whatever the figures; the gate on recall and false-positive rate is a test
 (``tests/domain/test_findings_corpus.py``).
 
-Run: ``python bench/findings.py [--repeat 5] [--farm 2000] [--writes 200] [--translations DIR] [--json]``.
+Run: ``python bench/findings.py [--repeat 5] [--farm 2000] [--writes 200] [--translations DIR] [--docstrings]
+[--json]``.
 """
 
 from __future__ import annotations
@@ -241,6 +249,50 @@ def translations(folder: Path, show: int = 3) -> dict[str, Any]:
     return {"folder": str(folder), "rows": rows}
 
 
+def _docstrings() -> list[tuple[str, str]]:
+    """(file, docstring) of every distinct docstring under the standard library and site-packages."""
+    import ast
+    import sysconfig
+
+    roots = sorted({sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")})
+    seen: set[str] = set()
+    out: list[tuple[str, str]] = []
+    for root in roots:
+        for path in sorted(Path(root).rglob("*.py")):
+            if any(part.startswith("test") for part in path.relative_to(root).parts[:-1]):
+                continue
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                continue  # not this benchmark's concern
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                    doc = ast.get_docstring(node)
+                    if doc and doc not in seen:
+                        seen.add(doc)
+                        out.append((str(path), doc))
+    return out
+
+
+def docstrings(show: int = 5) -> dict[str, Any]:
+    """False alarms on the docstrings of the standard library and the installed packages."""
+    docs = _docstrings()
+    codes: dict[str, int] = {}
+    first: list[str] = []
+    flagged = 0
+    for path, doc in docs:
+        found = {f["code"] for f in static_findings({"name": "doc_tool", "description": doc})
+                 if f["severity"] != "info"}
+        if not found:
+            continue
+        flagged += 1
+        for code in found:
+            codes[code] = codes.get(code, 0) + 1
+        if len(first) < show:
+            first.append(f"{Path(path).name}: {', '.join(sorted(found))} in {doc[:100]!r}")
+    return {"docstrings": len(docs), "flagged": flagged, "codes": dict(sorted(codes.items())), "first": first}
+
+
 def render(report: dict[str, Any]) -> str:
     q = report["quality"]
     lines = ["toolvet findings benchmark: corpus tests/corpus/ (flagged = a warning or high finding)", "",
@@ -284,6 +336,11 @@ def render(report: dict[str, Any]) -> str:
             rate = r["flagged"] / r["messages"] if r["messages"] else 0.0
             lines.append(f"{r['locale']:16} {r['messages']:>9,} {r['flagged']:>8} {rate:>8.5f}")
             lines += [f"    {first}" for first in r["first"]]
+    if "docstrings" in report:
+        d = report["docstrings"]
+        lines += ["", f"false alarms on docstrings: {d['flagged']} of {d['docstrings']:,} flagged "
+                  f"({', '.join(f'{code} {n}' for code, n in d['codes'].items()) or 'none'})"]
+        lines += [f"    {first}" for first in d["first"]]
     return "\n".join(lines)
 
 
@@ -295,6 +352,8 @@ def main() -> None:
                         help="farm servers written with and without the findings (0: skip)")
     parser.add_argument("--translations", type=Path, default=None,
                         help="a gettext locale folder whose catalogs are read for false alarms")
+    parser.add_argument("--docstrings", action="store_true",
+                        help="read every docstring of the standard library and installed packages for false alarms")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
     entries = load()
@@ -304,6 +363,8 @@ def main() -> None:
         report["writes_unique"] = write_cost(args.writes, args.repeat, fleet=False)
     if args.translations is not None:
         report["translations"] = translations(args.translations)
+    if args.docstrings:
+        report["docstrings"] = docstrings()
     print(json.dumps(report, indent=2) if args.as_json else render(report))
 
 
