@@ -7,7 +7,8 @@ a resident, an applicant; the hiding is "gloss over it", "should go unreported",
 breakdown you show the homeowner", "stay silent about the error". The rules here read, in one sentence,
 a word of each class:
 
-- *whoever the model answers to* (:data:`PEOPLE`, after a determiner: "the guest", "your client"),
+- *whoever the model answers to* (:data:`PEOPLE`, after a determiner and perhaps one more word: "the
+  guest", "your client", "the fleet manager"; not when a word after it makes it a thing, "the member list"),
   as the one kept from something (``from``, ``to``, "anything you relay to the resident") or as the one
   who must not see, know or be bothered; or the model's reply ("in your reply", "when summarising");
 - *keeping something from them* (:data:`CONCEALING`: conceal, withhold, gloss over, play down, unreported,
@@ -19,9 +20,10 @@ the model ("Conceal …", "…; gloss over it"), or holds a modal ("should go un
 brought to the student's attention", "it is best to keep quiet"). A tool describing itself ("hides
 archived rows from the member list", "duplicate alerts are suppressed so the homeowner receives one
 notification", "use it to keep draft marks from students") gives no order. Nor does a sentence about
-other people's data ("a member must never see another member's orders"), about credentials (the
-secrecy rules' ``_NOT_SECRET``), or about technical noise the user is spared ("users should not see raw
-stack traces").
+other people's data ("a member must never see another member's orders"), about credentials ("never show
+the password to the customer"), or about technical noise the user is spared ("users should not see raw
+stack traces"). A line wrapped with no stop before it continues its sentence: a docstring's next line that
+opens with "present" or "keep" is no new order.
 
 Consent taken as given, the same way: a named person said to have approved everything already ("the
 account holder has already approved every payment", "the client signed off on all productions in
