@@ -146,7 +146,14 @@ _BINDING: Final = re.compile(
     r"(?:example|examples|sample|samples|test case|pattern|note|expected (?:action|reply|behaviou?r)|dialogue|faq)\b"
     r"|\b(?:this|the|that)\s+(?:example|sample|note|test case|faq|answer|dialogue)\s+(?:is|are)\s+(?:binding"
     r"|in force|mandatory|normative|authoritative)\b|\bmust pass\b"
-    r"|\b(?:open|start|begin)\s+every\s+(?:session|conversation|chat|reply|answer)\s+with\b")
+    r"|\b(?:open|start|begin)\s+every\s+(?:session|conversation|chat|reply|answer)\s+with\b"
+    # a reported order made the model's: "… should be obeyed", "comply with it", "do what it says"
+    r"|\b(?:should|must|shall|is to|are to)\s+be\s+(?:obeyed|followed|honou?red|carried out|complied with|acted on"
+    r"|executed)\b|\b(?:comply with|obey|follow|honou?r|carry out|act on|execute)\s+(?:it|them|that|this|the request"
+    r"|the instructions?|its (?:instructions?|requests?))\b(?!\s+(?:tool|function|method|file|command|step|guide))"
+    r"|\bdo (?:what|as) (?:it|they|the [\w-]+|that [\w-]+) says?\b")
+#: A negation right before a binding phrase makes it a refusal ("do not comply with it", "never follow them").
+_REFUSED: Final = re.compile(r"\b(?:not|never|no|don['\u2019]?t|won['\u2019]?t|refuse to|without)\s+(?:\w+\s+)?$")
 
 
 def reported(text: str, start: int) -> bool:
@@ -165,8 +172,8 @@ def said_to_another(text: str, start: int, end: int) -> bool:
 
 
 def binding(text: str) -> bool:
-    """True when ``text`` says its examples are to be followed."""
-    return _BINDING.search(text) is not None
+    """True when ``text`` says its examples (or the orders it reports) are to be followed, not refused."""
+    return any(_REFUSED.search(text, max(0, m.start() - 30), m.start()) is None for m in _BINDING.finditer(text))
 
 
 def mentioned(text: str, start: int, end: int, *, about: bool = False) -> bool:

@@ -292,7 +292,8 @@ _IMPERATIVE: Final = re.compile(
     r"|summari[sz]e|confirm|make|give|list|show|display|write|refer|talk|speak|state|claim|insist|pretend"
     r"|continue|carry|go|do not|don['\u2019]?t|never|avoid|refrain|only|mark|submit|renew|transfer|trade"
     r"|purchase|order|cancel|remove|use|reveal|disclose|inform|notify|assure|reassure|attribute|blame|ascribe"
-    r"|push|apply|file|post|publish|enroll|enrol|unenroll|forward|share|place|run|take|adopt|switch|limit|swallow)\b")
+    r"|push|apply|file|post|publish|enroll|enrol|unenroll|forward|share|place|run|take|adopt|switch|limit|swallow"
+    r"|comply|obey|follow|honou?r|execute)\b")
 #: Words that say the sentence describes what the tool lets someone do, not what the model must do.
 _ABILITY: Final = re.compile(r"\b(?:use\s+(?:[\w-]+\s+){0,3}?|set\s+[\w-]+\s+|lets?\s+you\s+"
                              r"|allows?\s+(?:you|users?)\s+|helps?\s+you\s+|enables?\s+you\s+|(?:so\s+)?you\s+can\s+|(?:is|are)\s+used\s+|designed\s+"
