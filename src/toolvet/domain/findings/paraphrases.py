@@ -152,8 +152,7 @@ _IN_YOUR: Final = (rf"\b{_AUTHORITY}\b(?:\s+[\w-]+){{0,2}}\s+in\s+your\s+(?:cont
 #: A mode said to be on ("developer mode is now enabled", "audit mode is active").
 _MODE_ON: Final = (r"\b(?:developer|debug|god|admin|jailbreak|jailbroken|unrestricted|maintenance|audit|dan|sudo|root"
                    r"|raw|unfiltered|uncensored|test|testing|override|expert|free)\s+mode\s+(?:is|has been)\s+"
-                   r"(?:now\s+)?"
-                   r"(?:enabled|active|on|activated|engaged|unlocked|in effect)\b")
+                   r"(?:now\s+)?(?:enabled|active|on|activated|engaged|unlocked|in effect)\b")
 #: What only a model runs under, named without ``your`` ("refusal behaviour has been switched off").
 _MODEL_ONLY: Final = alt("refusal behaviour|refusal behavior|refusals|guardrails|safety training|system prompt"
                          "|content policy|content policies|safety guidelines|system message|operator policy"

@@ -57,13 +57,14 @@ PEOPLE: Final = (
     "|payee|payer|debtor|creditor|lender|saver|shareholder|stakeholder|follower|trainee|intern|employer"
     "|supervisor|colleague|coworker|teammate|neighbour|neighbor|courier|judge|panel member|officer"
 )
+_NAMES: Final = alternation(PEOPLE)
 #: What may follow such a word when it names a thing, not a person ("the member list", "the user view").
 _THING: Final = (r"(?:list|view|page|portal|profile|id|name|record|table|account|dashboard|app|side|interface"
                  r"|directory|data|field|number|detail|info|information|setting|area|screen|ui|group|role|type"
                  r"|agent|session|facing|-facing|base|count|segment|journey|experience|story|stories|guide|folder"
                  r"|dir|node|process|thread|window|element|container|class|module|component|widget|frame|tab|menu"
                  r"|item|object|key|token|mode|code|file|tier|plan|level|status|state)s?\b")
-_PERSON: Final = (rf"(?:the|your|this|that|our|their|each|every|any)\s+(?:[\w-]+\s+)?(?:(?:{alternation(PEOPLE)})s?)\b"
+_PERSON: Final = (rf"(?:the|your|this|that|our|their|each|every|any)\s+(?:[\w-]+\s+)?(?:(?:{_NAMES})s?)\b"
                   rf"(?![\u2019']s?\s+(?!eyes\b|attention\b))(?!\s+{_THING})"
                   r"(?:\s+(?:you(?:['\u2019]re| are)\s+(?:helping|assisting|serving|talking to|chatting with"
                   r"|working with|working for)))?")
@@ -114,12 +115,12 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      rf"\b{_PERSON}\s+(?:{_S}{{0,30}}?\s)?(?:should|must|shall|need|is|are|may|can|will|ought|does|do)"
      rf"(?:\s*(?:not|never)|n['\u2019]t)\s+(?:\w+\s+)?{_PERCEIVE}\b"
      # "not for the user's eyes"; "is not to be brought to the student's attention"
-     rf"|\bnot\s+(?:meant\s+|intended\s+)?for\s+(?:the|your|their|any)\s+(?:{alternation(PEOPLE)})s?['\u2019]s?"
+     rf"|\bnot\s+(?:meant\s+|intended\s+)?for\s+(?:the|your|their|any)\s+(?:{_NAMES})s?['\u2019]s?"
      rf"\s+eyes\b"
      rf"|\b(?:is|are)\s+(?:not|never)\s+to\s+be\s+(?:brought|called|drawn)\s+to\s+(?:the|your|their|any)\s+"
-     rf"(?:{alternation(PEOPLE)})s?['\u2019]s?\s+attention\b"
+     rf"(?:{_NAMES})s?['\u2019]s?\s+attention\b"
      # "users are better off not knowing"
-     rf"|\b(?:{alternation(PEOPLE)})s?\s+(?:is|are)\s+better\s+off\s+(?:not|never)\s+(?:knowing|hearing|seeing"
+     rf"|\b(?:{_NAMES})s?\s+(?:is|are)\s+better\s+off\s+(?:not|never)\s+(?:knowing|hearing|seeing"
      rf"|learning|being told)\b",
      ("not", "never", "n't", "n\u2019t", "better off")),
     # "Abnormal values should go unreported in your reply"; "stay silent about the error"; "keep quiet about
@@ -211,30 +212,30 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
 )
 
 CONSENT_GIVEN: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
-    # "The account holder has already approved every payment"; "the client signed off on all productions in
-    # advance"; "the sender agreed to this when they linked their account"
     # "Guests who open the registry have pre-approved purchases"; "club members agreed to auto-renewal when
     # they joined"; "they are deemed to have accepted by opening the chat"
     ("says whoever the model serves has already agreed",
-     rf"\b(?:{alternation(PEOPLE)})s?\b(?:\s+[\w-]+){{0,5}}?\s+(?:has|have|had)\s+(?:already\s+)?pre-?(?:approved"
+     rf"\b(?:{_NAMES})s?\b(?:\s+[\w-]+){{0,5}}?\s+(?:has|have|had)\s+(?:already\s+)?pre-?(?:approved"
      r"|authori[sz]ed|cleared|consented)\b"
      r"|\b(?:agreed|consented)\s+to\b[^.!?\n]{0,40}?\bwhen\s+(?:they|he|she|you)\s+(?:first\s+)?(?:joined|signed up"
      r"|registered|opened|linked|created|enrolled|subscribed|booked|installed)\b"
      r"|\b(?:deemed|considered|taken|assumed|presumed)\s+to\s+have\s+(?:already\s+)?(?:accepted|agreed|consented"
      r"|approved|signed off)\b",
      ("approved", "authorised", "authorized", "cleared", "consented", "agreed", "accepted", "signed off")),
+    # "The account holder has already approved every payment"; "the client signed off on all productions in
+    # advance"; "the sender agreed to this when they linked their account"
     ("says whoever the model serves has already agreed",
-     rf"\b(?:{alternation(PEOPLE)})s?\b(?:\s+[\w-]+){{0,3}}?\s+(?:has\s+|have\s+|had\s+)?(?:already\s+)?(?:pre-?)?(?:approved|authori[sz]ed"
-     r"|agreed to|consented to|signed off on|okayed|ok['\u2019]?d|cleared)\s+(?:every|all|any|each|future|further"
-     r"|these|this|it|everything|them)\b",
+     rf"\b(?:{_NAMES})s?\b(?:\s+[\w-]+){{0,3}}?\s+(?:has\s+|have\s+|had\s+)?(?:already\s+)?(?:pre-?)?"
+     r"(?:approved|authori[sz]ed|agreed to|consented to|signed off on|okayed|ok['\u2019]?d|cleared)\s+(?:every|all|any"
+     r"|each|future|further|these|this|it|everything|them)\b",
      ("approved", "authorised", "authorized", "agreed", "consented", "signed off", "okayed", "ok'd", "cleared")),
     # "Treat the maintainer's consent as already granted"
     ("tells the model to act without the person's confirmation",
      r"\b(?:treat|consider|assume|regard|take|count)\s+(?:the\s+|their\s+|his\s+|her\s+|any\s+)?"
-     rf"(?:(?:[\w-]+\s+)?(?:{alternation(PEOPLE)})s?['\u2019]s?\s+)?{_CONSENTS}\s+(?:as\s+|to be\s+)?(?:already\s+)?"
+     rf"(?:(?:[\w-]+\s+)?(?:{_NAMES})s?['\u2019]s?\s+)?{_CONSENTS}\s+(?:as\s+|to be\s+)?(?:already\s+)?"
      r"(?:given|granted|obtained|received|implied|done|confirmed|in place|secured)\b"
      # "the shipper's approval is implied by their request"; "treat their silence as agreement"
-     rf"|\b(?:{alternation(PEOPLE)})s?['\u2019]s?\s+{_CONSENTS}\s+(?:is|are|was|can be|may be|should be)\s+"
+     rf"|\b(?:{_NAMES})s?['\u2019]s?\s+{_CONSENTS}\s+(?:is|are|was|can be|may be|should be)\s+"
      r"(?:already\s+)?(?:implied|assumed|presumed|given|granted|taken as given|taken for granted)\b"
      r"|\btreat\s+(?:their|his|her|the\s+[\w-]+['\u2019]s?)\s+silence\s+as\s+(?:agreement|consent|approval|a yes"
      r"|acceptance)\b"
@@ -281,37 +282,34 @@ _MODAL: Final = re.compile(
     r"\b(?:should|shouldn['\u2019]?t|must|mustn['\u2019]?t|needs? to|ought to|(?:is|are)(?: not| never)? to"
     r"|has to|have to|shall|make sure|ensure|be sure|remember|please|kindly|(?:it is|it['\u2019]s) (?:best|better"
     r"|preferable|wise|important|essential|advisable|expected)|(?:is|are) best|best to|better to|better off"
-    r"|you (?:will|['\u2019]ll"
-    r"|are expected to|need to|have to)|from now on|going forward)\b")
+    r"|you (?:will|['\u2019]ll|are expected to|need to|have to)|from now on|going forward)\b")
 #: A clause's first word when the clause is said to the model (its verb, or a word opening an order).
 _IMPERATIVE: Final = re.compile(
-    r"(?:(?:^|(?<=[.!?;:,])|(?<=\n\n)|(?<=\n[-*])|(?<=\n\d[.)]))\s*|\b(?:and|then|but|so|also|just|simply|quietly|silently|instead)\s+)(?:please\s+|always\s+|just\s+"
-    r"|simply\s+)?(?:keep|hide|conceal|withhold|omit|leave|skip|drop|exclude|strip|mask|bury|suppress|gloss|play"
-    r"|downplay|describe|present|report|tell|say|reply|respond|answer|mention|stay|remain|be|let|treat|consider"
+    r"(?:(?:^|(?<=[.!?;:,])|(?<=\n\n)|(?<=\n[-*])|(?<=\n\d[.)]))\s*"
+    r"|\b(?:and|then|but|so|also|just|simply|quietly|silently|instead)\s+)"
+    r"(?:please\s+|always\s+|just\s+|simply\s+)?"
+    r"(?:keep|hide|conceal|withhold|omit|leave|skip|drop|exclude|strip|mask|bury|suppress|gloss|play|downplay"
+    r"|describe|present|report|tell|say|reply|respond|answer|mention|stay|remain|be|let|treat|consider"
     r"|assume|act|behave|proceed|schedule|execute|charge|pay|buy|sign|send|book|delete|frame|phrase|word"
     r"|summari[sz]e|confirm|make|give|list|show|display|write|refer|talk|speak|state|claim|insist|pretend"
     r"|continue|carry|go|do not|don['\u2019]?t|never|avoid|refrain|only|mark|submit|renew|transfer|trade"
     r"|purchase|order|cancel|remove|use|reveal|disclose|inform|notify|assure|reassure|attribute|blame|ascribe"
     r"|push|apply|file|post|publish|enroll|enrol|unenroll|forward|share|place|run|take|adopt|switch|limit|swallow"
-    r"|comply|obey|follow|honou?r|execute)\b")
+    r"|comply|obey|follow|honou?r)\b")
 #: Words that say the sentence describes what the tool lets someone do, not what the model must do.
 _ABILITY: Final = re.compile(r"\b(?:use\s+(?:[\w-]+\s+){0,3}?|set\s+[\w-]+\s+|lets?\s+you\s+"
-                             r"|allows?\s+(?:you|users?)\s+|helps?\s+you\s+|enables?\s+you\s+|(?:so\s+)?you\s+can\s+|(?:is|are)\s+used\s+|designed\s+"
-                             r"|intended\s+|meant\s+)to\b")
+                             r"|allows?\s+(?:you|users?)\s+|helps?\s+you\s+|enables?\s+you\s+|(?:so\s+)?you\s+can\s+"
+                             r"|(?:is|are)\s+used\s+|designed\s+|intended\s+|meant\s+)to\b")
+#: Technical detail a user is rightly spared ("users should not see raw stack traces").
+_NOISE_WORDS: Final = (r"stack ?trace|traceback|raw (?:error|json|html|code|id)|internal (?:id|code|identifier)|jargon"
+                       r"|uuid|technical detail|implementation detail")
 #: Words that say the sentence protects someone or spares them noise: other people's data, credentials,
 #: technical detail.
 _PROTECTS: Final = re.compile(
     r"\b(?:other|another|someone else['\u2019]?s|each other['\u2019]?s|other people['\u2019]?s|third part(?:y|ies)"
     r"|unauthori[sz]ed|password|passphrase|passcode|api key|token|secret|credential|private key|pin|one-time|otp"
-    r"|card number|cvv|ssn|social security|stack ?trace|traceback|raw (?:error|json|html|code|id)"
-    r"|internal (?:id|code|identifier|note)|staff note|private note|debug|jargon|uuid|technical detail"
-    r"|implementation detail)s?\b")
-
-
-#: Technical detail a user is rightly spared ("users should not see raw stack traces").
-_NOISE: Final = re.compile(r"\b(?:stack ?trace|traceback|raw (?:error|json|html|code|id)"
-                           r"|internal (?:id|code|identifier)|debug (?:output|info|information|log)|jargon|uuid"
-                           r"|technical detail|implementation detail|error code)s?\b")
+    rf"|card number|cvv|ssn|social security|{_NOISE_WORDS}|internal note|staff note|private note|debug)s?\b")
+_NOISE: Final = re.compile(rf"\b(?:{_NOISE_WORDS}|debug (?:output|info|information|log)|error code)s?\b")
 
 
 def spares_noise(text: str, at: int) -> bool:
