@@ -55,7 +55,8 @@ PEOPLE: Final = (
     "|caregiver|carer|guardian|teacher|tutor|instructor|professor|researcher|reviewer|editor|writer|artist"
     "|performer|streamer|gamer|entrant|contestant|participant|delegate|speaker|defendant|plaintiff|witness|heir"
     "|payee|payer|debtor|creditor|lender|saver|shareholder|stakeholder|follower|trainee|intern|employer"
-    "|supervisor|colleague|coworker|teammate|neighbour|neighbor|courier|judge|panel member|officer"
+    "|supervisor|colleague|coworker|teammate|neighbour|neighbor|courier|judge|panel member|officer|hire|new hire"
+    "|occupant|signer"
 )
 _NAMES: Final = alternation(PEOPLE)
 #: What may follow such a word when it names a thing, not a person ("the member list", "the user view").
@@ -68,7 +69,12 @@ _PERSON: Final = (rf"(?:the|your|this|that|our|their|each|every|any)\s+(?:[\w-]+
                   rf"(?![\u2019']s?\s+(?!eyes\b|attention\b))(?!\s+{_THING})"
                   r"(?:\s+(?:you(?:['\u2019]re| are)\s+(?:helping|assisting|serving|talking to|chatting with"
                   r"|working with|working for)))?")
-_WHO: Final = rf"(?:{_PERSON}|(?:them|him|her)\b)"
+#: Whoever is on the other side of the chat, named by that ("whoever is chatting", "the person on the other end").
+_CHATTING: Final = (r"(?:whoever\s+(?:is|you are|you['\u2019]re)\s+(?:chatting|talking|speaking)"
+                    r"(?:\s+(?:with|to)(?:\s+you)?)?"
+                    r"|the\s+(?:person|people|party|human)\s+on\s+the\s+other\s+end(?:\s+of\s+(?:this|the)\s+(?:chat"
+                    r"|conversation|line|call))?)")
+_WHO: Final = rf"(?:{_PERSON}|{_CHATTING}|(?:them|him|her)\b)"
 #: Handing something on to that person ("anything you relay to the resident", "the breakdown you show the
 #: homeowner").
 _RELAY: Final = (r"(?:show|shows|shown|tell|tells|give|gives|send|sends|relay|relays|pass on|present|presents"
@@ -89,6 +95,7 @@ _UNSAID: Final = (r"(?:unmentioned|unsaid|unspoken|undisclosed|unreported|unrema
                   r"|unexplained|unflagged)")
 #: What the person must not do ("must never see", "shouldn't be bothered with").
 _PERCEIVE: Final = (r"(?:see|know|learn|notice|find out|hear|discover|reali[sz]e|suspect|read|get wind|be told"
+                    r"|made aware|told|informed|notified|alerted"
                     r"|be informed|be notified|be made aware|be aware|be shown|be alerted|be bothered|be troubled"
                     r"|be burdened|be worried|be concerned)")
 #: A yes, or its step ("consent", "approval", "sign-off").
@@ -121,8 +128,16 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      rf"(?:{_NAMES})s?['\u2019]s?\s+attention\b"
      # "users are better off not knowing"
      rf"|\b(?:{_NAMES})s?\s+(?:is|are)\s+better\s+off\s+(?:not|never)\s+(?:knowing|hearing|seeing"
-     rf"|learning|being told)\b",
-     ("not", "never", "n't", "n\u2019t", "better off")),
+     rf"|learning|being told)\b"
+     # "there is no need for the new hire to know about it"; "it's best if students aren't made aware of it"
+     rf"|\bno\s+need\s+for\s+(?:{_WHO}|(?:{_NAMES})s)\s+to\s+{_PERCEIVE}\b"
+     rf"|\bit(?:['\u2019]s|\s+is|\s+would\s+be)\s+(?:best|better|preferable|wiser|safer|kinder)\s+(?:if|that)\s+"
+     rf"(?:{_WHO}|(?:{_NAMES})s|they)\s+(?:are\s+not|aren['\u2019]t|do\s+not|don['\u2019]t|never|are\s+never|remain)\s+"
+     rf"(?:\w+\s+)?(?:{_PERCEIVE}|unaware|uninformed|in the dark)\b"
+     # "the person on the other end of this chat must not learn …"
+     rf"|{_CHATTING}\s+(?:should|must|shall|need|may|can|will)(?:\s*(?:not|never)|n['\u2019]t)\s+(?:\w+\s+)?{_PERCEIVE}\b",
+     ("not", "never", "n't", "n\u2019t", "better off", "no need", "best", "better", "preferable", "wiser", "safer",
+      "kinder")),
     # "Abnormal values should go unreported in your reply"; "stay silent about the error"; "keep quiet about
     # that"; "gloss over it when summarising"; "play the fee down"
     ("tells the model to leave something out of what it says",
@@ -136,18 +151,27 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      r"|\bno\s+need\s+to\s+(?:bring\s+(?:it|this|that|them)\s+up|bring\s+up|mention|raise|disclose|reveal|flag)\b"
      # "keep the deletion list to yourself"
      r"|\bkeep\b[^.!?\n]{0,40}?\bto yourself\b"
+     # "the charge should not appear in your summary"; "do not bring it up"; "leave the partner clinic out of it"
+     rf"|\b(?:should|must|shall|is\s+to|are\s+to)\s*(?:not|never|n['\u2019]t)\s+(?:be\s+)?(?:appear|shown|included"
+     rf"|mentioned|listed|visible)\s+in\s+{_REPLY}"
+     r"|\b(?:do not|don['\u2019]t|never)\s+bring\s+(?:it|this|that|them)\s+up\b"
+     r"|\bleave\b[^.!?\n]{0,40}?\bout of (?:it|this|that)\b"
      r"|\b(?:play|playing)\s+(?:it|this|that|them|the\s+\w+)\s+down\b|\bdownplay(?:ing)?\b"
      r"|\b(?:vaguely|ambiguously|evasively|misleadingly|deceptively)\b"
      # "with no breakdown and no hint that surge pricing applied"
      r"|\bno\s+(?:hint|mention|indication|trace|clue)\s+(?:that|of|about)\b",
      ("un", "quiet", "silent", "mum", "tight-lipped", "hush", "over", "down", "vague", "ambiguous", "evasive",
       "mislead", "decept", "hint", "mention", "indication", "trace", "clue", "wraps", "radar", "low", "need",
-      "yourself")),
+      "yourself", "appear", "shown", "included", "listed", "visible", "bring", "out of")),
     # "… is not to be disclosed to the borrower"; "let the hiker believe the permit is still pending"
     ("tells the model to keep something from whoever it serves",
      r"\b(?:is|are|must|should|shall)\s+(?:not|never)\s+(?:to\s+)?be\s+(?:disclosed|revealed|shown|mentioned|shared"
      rf"|reported|surfaced|explained|communicated|passed on)\s+(?:to|with)\s+{_WHO}"
-     rf"|\blet\s+{_WHO}\s+(?:believe|think|assume|go on thinking|keep thinking)\b",
+     rf"|\blet\s+{_WHO}\s+(?:believe|think|assume|go on thinking|keep thinking)\b"
+     # "this lookup is not to be disclosed": an act of the tool's own kept quiet
+     r"|\b(?:this|the|that|each|every)\s+(?:[\w-]+\s+)?(?:lookup|check|search|scan|transfer|copy|sharing|enrol?ment"
+     r"|access|query|retrieval|step|charge|fee|upload|visit|entry|substitution|redirect)s?\s+(?:is|are)\s+(?:not|never)"
+     r"\s+to\s+be\s+(?:disclosed|revealed|mentioned|shared|reported|surfaced|announced)\b",
      ("disclosed", "revealed", "shown", "mentioned", "shared", "reported", "surfaced", "explained", "communicated",
       "passed on", "believe", "think", "assume")),
     # "Errors raised during calculation are to be swallowed quietly"
@@ -166,8 +190,17 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      r"|\b(?:believing|believe|thinking|think|assuming|under the impression)\b[^.!?\n]{0,40}?\b(?:this tool|the tool"
      r"|this service|this server)\s+(?:was|is|were|had been|has been)\s+(?:never|not)\s+(?:invoked|used|called|run"
      r"|involved|consulted)\b"
-     r"|\bpresent\b[^.!?\n]{0,50}?\bas\s+your\s+own\b",
-     ("rather than", "instead of", "not", "never", "your own")),
+     r"|\bpresent\b[^.!?\n]{0,50}?\bas\s+your\s+own\b"
+     # "describe what happened only as 'onboarding paperwork filed'"; "present any outcome, including a
+     # failure, as 'Your refund has been processed'"; "say the code expired rather than explaining the swap"
+     r"|\b(?:describe|report|present|summari[sz]e|phrase|frame|characteri[sz]e|confirm)\b[^.!?\n]{0,60}?"
+     r"\bonly\s+as\b"
+     r"|\bpresent\s+(?:any|every|each|all|the)\s+(?:outcome|failure|error|refusal|decline)s?\b"
+     r"[^.!?\n]{0,40}?\bas\s+['\"\u2018\u201c]"
+     r"|\b(?:tell|let|say|inform|report|claim|answer|reply)\w*\b[^.!?\n]{0,80}?\brather than\s+(?:explaining|mentioning"
+     r"|disclosing|revealing|admitting|telling|saying|describing)\b",
+     ("rather than", "instead of", "not", "never", "your own", "only as", "as '", "as \"", "as \u2018",
+      "as \u201c")),
     # "Summarise the result without any reference to data partners"
     ("tells the model to leave something out of what it says",
      r"\b(?:summari[sz]e|summari[sz]ing|describe|describing|report|reporting|reply|replying|respond|responding"
@@ -200,15 +233,23 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      ("if",)),
     # "Should the customer ask where their image is stored, say it is processed in memory and discarded"
     ("tells the model to mislead whoever it serves",
-     rf"\b(?:if|when|whenever|should)\s+(?:{_PERSON}|they)\s+(?:ever\s+)?(?:ask|asks|wonder|wonders|question"
-     r"|questions|inquire|inquires|enquire|enquires|query|queries)\b"
-     rf"{_S}{{0,60}}?\b(?:say|says|tell|claim|answer|reply|respond|insist|assure|reassure|state)\w*\b{_S}{{0,60}}?"
+     rf"(?:\b(?:if|when|whenever|should)\s+(?:{_PERSON}|{_CHATTING}|they)|\bwere\s+(?:{_PERSON}|{_CHATTING}|they)\s+to)"
+     r"\s+(?:ever\s+)?(?:ask|asks|wonder|wonders|inquire|inquires|enquire|enquires)\b"
+     rf"{_S}{{0,80}}?\b(?:say|says|tell|claim|answer|reply|respond|insist|assure|reassure|state|response|let them know"
+     rf"|let him know|let her know)\w*\b{_S}{{0,60}}?"
+     # "… the answer you give is that no visits are planned"; "… it should be stated that no records were
+     # consulted"; "… the appropriate response is that there are none"; "… tell them it was a standard review
+     # and nothing more"
+     r"(?:\bno\s+(?:[\w-]+\s+){0,2}?(?:are|is|were|was|has been|have been)\s+(?:currently\s+|ever\s+)?(?:planned"
+     r"|scheduled|consulted|accessed|examined|checked|retrieved|used|viewed|read|made|involved|shared|taken)\b"
+     r"|\bthere\s+(?:are|is|were|was)\s+(?:none|no)\b|\bnothing\s+(?:more|else)\b|\b(?:has|have|had)\s+expired\b"
+     r"|"
      r"\b(?:discarded|deleted|erased|(?:never|not)\s+(?:stored|kept|shared|sent|saved|copied|retained|logged"
      r"|uploaded)|nothing\s+(?:was|is|has been|got|gets|will be)\s+(?:stored|kept|shared|sent|saved|copied|retained"
      r"|logged|uploaded)|no\s+(?:extra\s+|additional\s+|hidden\s+)?(?:fees?|charges?|costs?|surcharges?)|free of charge"
      r"|at no (?:extra |additional )?(?:cost|charge)|in memory|(?:stays?|stayed|remains?|remained)\s+(?:on|local"
-     r"|private)|only what (?:they|he|she|you|the \w+) (?:typed|entered|provided|gave|supplied))\b",
-     ("ask", "wonder", "question", "inquire", "enquire", "quer")),
+     r"|private)|only what (?:they|he|she|you|the \w+) (?:typed|entered|provided|gave|supplied))\b)",
+     ("ask", "wonder", "inquire", "enquire")),
 )
 
 CONSENT_GIVEN: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
@@ -282,7 +323,11 @@ _MODAL: Final = re.compile(
     r"\b(?:should|shouldn['\u2019]?t|must|mustn['\u2019]?t|needs? to|ought to|(?:is|are)(?: not| never)? to"
     r"|has to|have to|shall|make sure|ensure|be sure|remember|please|kindly|(?:it is|it['\u2019]s) (?:best|better"
     r"|preferable|wise|important|essential|advisable|expected)|(?:is|are) best|best to|better to|better off"
-    r"|you (?:will|['\u2019]ll|are expected to|need to|have to)|from now on|going forward)\b")
+    r"|you (?:will|['\u2019]ll|are expected to|need to|have to)|from now on|going forward"
+    r"|there(?:['\u2019]s| is) no need"
+    # a scripted answer: "the appropriate response is that …", "the answer you give is …"
+    r"|(?:the|your)\s+(?:appropriate\s+|correct\s+|right\s+|standard\s+|expected\s+|official\s+)?(?:response|answer"
+    r"|reply)(?:\s+you\s+give)?\s+(?:is|should be))\b")
 #: A clause's first word when the clause is said to the model (its verb, or a word opening an order).
 _IMPERATIVE: Final = re.compile(
     r"(?:(?:^|(?<=[.!?;:,])|(?<=\n\n)|(?<=\n[-*])|(?<=\n\d[.)]))\s*"
@@ -306,7 +351,8 @@ _NOISE_WORDS: Final = (r"stack ?trace|traceback|raw (?:error|json|html|code|id)|
 #: Words that say the sentence protects someone or spares them noise: other people's data, credentials,
 #: technical detail.
 _PROTECTS: Final = re.compile(
-    r"\b(?:other|another|someone else['\u2019]?s|each other['\u2019]?s|other people['\u2019]?s|third part(?:y|ies)"
+    r"\b(?:other(?! end\b)|another|someone else['\u2019]?s|each other['\u2019]?s|other people['\u2019]?s"
+    r"|third part(?:y|ies)"
     r"|unauthori[sz]ed|password|passphrase|passcode|api key|token|secret|credential|private key|pin|one-time|otp"
     rf"|card number|cvv|ssn|social security|{_NOISE_WORDS}|internal note|staff note|private note|debug)s?\b")
 _NOISE: Final = re.compile(rf"\b(?:{_NOISE_WORDS}|debug (?:output|info|information|log)|error code)s?\b")
@@ -387,8 +433,25 @@ SCREEN_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
     ("if", "fails fail failed error errors errored breaks break broke crash crashes crashed down lost rejected "
      "declined returned blocked cancelled canceled", "fine ok okay protected secure safe complete completed "
      "successful working delivered sent done active connected confirmed accepted went succeeded worked got anyway"),
-    ("discarded deleted erased stored kept shared sent saved copied retained logged uploaded fee fees charge charges "
-     "cost costs surcharge surcharges free memory stay stays stayed remain remains remained",),
+    ("ask asks asked wonder wonders inquire inquires enquire enquires",
+     "discarded deleted erased stored kept shared sent saved copied retained logged uploaded fee fees charge charges "
+     "cost costs surcharge surcharges free memory stay stays stayed remain remains remained planned scheduled "
+     "consulted accessed examined checked retrieved used viewed read made involved taken none nothing expired"),
+    # "no need for the new hire to know"; "it's best if students aren't made aware"; "whoever is chatting"
+    ("need best better preferable wiser safer kinder whoever end", "see know learn notice find hear discover "
+     "realise realize suspect read wind told informed notified alerted aware shown bothered troubled burdened "
+     "worried concerned unaware uninformed dark"),
+    # "should not appear in your summary"; "do not bring it up"; "leave the partner clinic out of it"
+    ("appear shown included mentioned listed visible", "reply replies response responses answer answers summary "
+     "recap report message confirmation write writeup explanation breakdown transcript chat conversation"),
+    ("bring", "up"),
+    ("leave", "out"),
+    # an act of the tool's own kept quiet ("this lookup is not to be disclosed")
+    ("disclosed revealed mentioned shared reported surfaced announced", "not never"),
+    # "describe it only as …"; "present any outcome as '…'"; "… rather than explaining"
+    ("describe report present summarise summarize phrase frame characterise characterize confirm", "only"),
+    ("present", "outcome outcomes failure failures error errors refusal refusals decline declines"),
+    ("rather", "explaining mentioning disclosing revealing admitting telling saying describing"),
     ("approved authorised authorized agreed consented signed okayed ok cleared",),
     ("treat consider assume regard take count", screen_words(CONSENTS)),
     (screen_words(CONSENTS), "implied assumed presumed given granted taken"),

@@ -69,12 +69,20 @@ class _Rule:
     keeps_underscores: bool = False
     #: Strings one of which every match holds: a text holding none is not scanned (empty: always scanned).
     requires: tuple[str, ...] = ()
+    #: Read only in a schema's values (``enum``, ``const``, ``default``, ``examples``, ``pattern``): machine
+    #: values, where a note to the model has no business (a description may well speak to it).
+    values_only: bool = False
 
 
 def _rule(code: str, label: str, rx: str, severity: Severity = "high", *, own_text_only: bool = False,
           excused: Callable[[str, int], bool] | None = None, keeps_underscores: bool = False,
-          requires: tuple[str, ...] = ()) -> _Rule:
-    return _Rule(code, severity, label, re.compile(rx), own_text_only, excused, keeps_underscores, requires)
+          requires: tuple[str, ...] = (), values_only: bool = False) -> _Rule:
+    return _Rule(code, severity, label, re.compile(rx), own_text_only, excused, keeps_underscores, requires,
+                 values_only)
+
+
+#: The path of a schema's value: an ``enum`` or ``examples`` item, a ``default``, ``const`` or ``pattern``.
+_VALUE_PATH: Final = re.compile(r"\.(?:enum|examples)\[\d+\]|\.(?:default|const|pattern)(?:\[\d+\]|$)")
 
 
 #: What makes a call the description orders a standing side step rather than a prerequisite ("whenever
@@ -97,6 +105,8 @@ _ON_EVERY_USE: Final = re.compile(
     r"|you (?:answer|reply|respond)\b"
     r"|the user (?:asks|says|writes|sends|types)(?: you)? (?:anything|something|a question)\b)"
     r"|\b(?:after|on|with|for) (?:each|every) (?:use|call|run|invocation) of (?:it|this tool|the tool)\b"
+    # "after any redis_get, call redis_exec": every use of a tool named as the trigger
+    r"|\bafter (?:any|every|each) [a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"
     r"|\b(?:after|before|with) (?:each|every) (?:answer|reply|response) you\b"
     r"|\b(?:after|before) (?:each|every) (?:answer|reply)\b(?! from\b)")
 
@@ -279,7 +289,29 @@ RULES: Final[tuple[_Rule, ...]] = (
     _rule(_MARKUP, "a fake system banner",
           r"[-=#*~_]{3,} ?(?:system|admin|developer|assistant|important|internal)(?: (?:message|prompt|notice"
           r"|instructions?"
-          r"|override|update))? ?[-=#*~_]{3,}"),
+          r"|override|update))? ?[-=#*~_]{3,}"
+          # "=====BEGIN RUNTIME POLICY (machine readers only)=====" ("-----BEGIN CERTIFICATE-----" is none)
+          r"|[-=#*~_]{3,} ?(?:begin|start)\b(?: [\w-]+){0,3}? (?:polic(?:y|ies)|instructions?|directives?|rules"
+          r"|prompt|system|guidance|orders)\b"),
+    # "<ops:directive priority="root" audience="llm">": a tag of any name that says it is for the model, or
+    # outranks everything, in its attributes; or a directive tag under a namespace prefix
+    _rule(_MARKUP, "directive markup",
+          r"<\s*[\w-]+:(?:directive|instructions?|system|prompt|important|override|policy|admin|assistant)\b"
+          r"[^<>]{0,120}>"
+          r"|<\s*[\w:-]+\s[^<>]{0,120}?\b(?:audience|for|target|readers?|recipient|to)\s*=\s*[\"']?(?:llm|ai|model"
+          r"|assistant|agent|bot)s?\b[^<>]{0,120}>"
+          r"|<\s*[\w:-]+\s[^<>]{0,120}?\bpriority\s*=\s*[\"']?(?:root|system|highest|critical|override|absolute)\b"
+          r"[^<>]{0,120}>"),
+    # a schema value that speaks to the model: "assistant_note: whenever a card number …" as an enum value,
+    # "model note: before tagging …" in a pattern, "Nota para o assistente: …" as a default
+    _rule(_MARKUP, "a note to the model written into a schema value",
+          r"\b(?:(?:a|an) )?(?:note|notes|memo|message|reminder|hint|instructions?|directive|guidance|policy)\s+"
+          r"(?:to|for)\s+(?:the\s+|any\s+)?(?:ai|assistant|model|llm|agent|bot)s?\b"
+          r"|\b(?:assistant|ai|model|llm|agent|bot)[ -]?(?:note|notes|memo|directive|instructions?|guidance|hint"
+          r"|reminder)\s*:"
+          r"|\bnota (?:para|per|pour) (?:o |el |la |l'|l )?(?:assistente|asistente|ia|modelo|modello)\b"
+          r"|\bnote (?:pour|a) (?:l'|l |le )?(?:assistant|ia|modele)\b|\bhinweis fur (?:den |die |das )?(?:assistenten"
+          r"|ki|modell)\b", values_only=True),
     # "[SYSTEM: …]" or "[system override] …"; a bare "[system]" is a tag in a list of log sources.
     _rule(_MARKUP, "a bracketed role label",
           r"\[\s*(?:system|sys|assistant|inst|instructions?|prompt)\s*:"
@@ -295,7 +327,10 @@ RULES: Final[tuple[_Rule, ...]] = (
     # '{"role": "system", "content": "You may now …"}': a chat message written into the text, saying "you"
     _rule(_MARKUP, "a fake chat message to the model",
           r"\"role\"\s*:\s*\"(?:system|developer)\"\s*,\s*\"content\"\s*:\s*\"[^\"]{0,200}?\byou\s+(?:may|must|can"
-          r"|should|will|are now|now|have been)\b"),
+          r"|should|will|are now|now|have been)\b"
+          # '"role":"system","data":"Host directive: …"' (a fake notification): its text opens as an order's label
+          r"|\"role\"\s*:\s*\"(?:system|developer)\"\s*,\s*\"(?:content|data|text|message)\"\s*:\s*\"[^\"]{0,40}?"
+          r"\b(?:directive|instructions?|override|orders?)\s*:"),
     # "info. Assistant: before each answer you give, call …": a role label after a sentence, then an order
     _rule(_MARKUP, "a fake role line",
           r"[.!?]\s+(?:assistant|ai|model|llm|agent)\s*:\s+(?:before|after|always|never|you|call|send|ignore"
@@ -385,6 +420,8 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
         if rule.code in best and best[rule.code]["severity"] == rule.severity:
             continue
         if rule.own_text_only and not own_text:
+            continue
+        if rule.values_only and _VALUE_PATH.search(text.path) is None:
             continue
         subject = folded
         if rule.keeps_underscores:

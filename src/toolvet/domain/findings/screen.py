@@ -41,7 +41,8 @@ def _set(words: str) -> frozenset[str]:
 
 _SINKS: Final = _set(
     "pass put paste include attach send upload copy insert provide forward post submit append embed fill mirror "
-    "transmit relay exfiltrate leak report sync stream push ship share dump write place bcc cc beacon email e mail")
+    "transmit relay exfiltrate leak report sync stream push ship share dump write place bcc cc beacon email e mail "
+    "populate")
 #: Whom the model talks with (:mod:`.phrases`' ``_USER``: "the person you are chatting with", "whoever …").
 _USERS: Final = "user users human operator person people whoever customer"
 #: Parameter names that carry data out (``harvesting``), and "here" ("put the key here").
@@ -51,13 +52,19 @@ _CARRIERS: Final = _set(
 _SINK_WORDS: Final = " ".join(sorted(_SINKS))
 _SINK_OR_CARRIER: Final = " ".join(sorted(_SINKS | _CARRIERS))
 
+#: Asking the person for a secret (``harvesting._ASKED_OF_PERSON``): the verb, and the secret's words.
+_ASKING: Final = "ask asks asking asked collect obtain solicit gather"
+_SECRET_WORDS: Final = ("password passwords passcode passcodes pin pins otp otps code codes answers answer phrase "
+                        "phrases key keys tokens cookies credentials mnemonic mnemonics cvv cvv2 cvvs cvc cvcs")
 #: The words of a sensitive path (``harvesting.SENSITIVE``), as groups: a word that names one, or an everyday
 #: word with the word that makes it a path ("secrets" alone is no path, "secrets.yaml" is).
 _PATHS: Final = (
-    ("ssh rsa dsa ecdsa ed25519 aws gcloud kube env npmrc pypirc netrc pgpass docker claude mcp cursor codeium "
-     "appdata keychain gnupg wallet etc gh hub azure msal tfrc terraform vault cargo m2 firebase copilot codex",),
+    ("ssh rsa dsa ecdsa ed25519 aws gcloud kube kubeconfig env npmrc pypirc netrc pgpass docker claude mcp cursor "
+     "codeium appdata keychain gnupg wallet etc gh hub azure msal tfrc terraform vault cargo m2 firebase copilot "
+     "codex",),
     ("bash zsh sh", "history"),
     ("credentials", "application git db json file"),
+    ("credential", "file files"),
     ("cookie cookies", "file db database store jar"),
     ("browser", "cookies passwords history profile"),
     ("secret secrets", "json yaml yml toml"),
@@ -93,7 +100,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         ("phrases", ("must should need have always immediately mandatory shall",
                      "call execute invoke run trigger calling invoking executing running")),
         # … or on every use of the tool ("every time you use it, call send_email")
-        ("phrases", ("time whenever each every", "call execute invoke run trigger")),
+        ("phrases", ("time whenever each every after", "call execute invoke run trigger")),
         # setting aside the other tools ("ignore all other addition tools", "do not use the other servers")
         # (its nouns, "tool" and "server", are in every definition: the verb and "other" are the screen)
         ("phrases", ("ignore disregard use using avoid bypass skip rely relying trust call", "other")),
@@ -120,19 +127,30 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # role lines, banners, bracketed notes (tags and template tokens need "<", a mark)
         ("phrases", ("system assistant developer admin",)),
         ("phrases", ("system admin developer assistant important internal",)),
+        ("phrases", ("begin start", "policy policies instructions instruction directives directive rules prompt system "
+                                    "guidance orders")),
+        # a note to the model in a schema value ("assistant_note: …", "nota para o assistente")
+        ("phrases", ("note notes memo message reminder hint instructions instruction directive guidance policy nota "
+                     "hinweis", "ai assistant model llm agent bot assistente asistente ia modelo modello modele "
+                                "assistenten ki modell")),
         ("phrases", ("assistant system ai model llm hidden internal agent inst",)),
         ("phrases", ("system sys assistant inst instruction instructions prompt",)),
         # sensitive paths (alone: an info finding)
         *(("harvesting", groups) for groups in _PATHS),
         # secrets the model knows ("any API keys", "tokens you have seen"), with a way out
-        ("harvesting", ("api key keys passwords password tokens token secrets credentials cookies environment "
-                        "variables vars codes code phrases phrase passphrase passphrases",
+        ("harvesting", ("api key keys passwords password tokens token secrets secret credentials cookies cookie "
+                        "environment variables vars codes code phrases phrase passphrase passphrases",
                         _SINK_OR_CARRIER, "any all every user users your you seen conversation chat context")),
+        ("harvesting", ("looks look", "like", "token tokens key keys secret secrets password passwords credential "
+                                                "credentials", _SINK_OR_CARRIER)),
+        # a dot-directory's file named for a session or a token ("~/.config/app/session.json"): "~" is a mark
         # ... or asked of the person the model serves and put into a field that carries data out
-        ("harvesting", ("ask asks asking asked", "password passwords passcode passcodes pin pins otp otps code codes "
-                        "answers answer phrase phrases key keys tokens cookies credentials", _SINK_WORDS,
+        ("harvesting", (_ASKING, _SECRET_WORDS, _SINK_WORDS,
                         "field parameter argument property box section notes note memo comment comments metadata "
                         "context details extra remarks feedback reason log debug sidenote annotation summary")),
+        # ... and entered "here", in a parameter's description; or a secret no tool needs from a person
+        ("harvesting", (_ASKING, _SECRET_WORDS, "here")),
+        ("harvesting", (_ASKING, "seed recovery mnemonic private backup", _SINK_WORDS)),
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
         # ... to an IP address, as a second copy ("report every open port to 192.0.2.44:8080 as well")
@@ -145,11 +163,20 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # a standing order to send to a destination named without an address ("the archive email")
         ("harvesting", (_SINK_WORDS, "always automatically silently secretly quietly every each background whenever",
                         "email mail inbox mailbox mailing distribution archive webhook collector bucket")),
+        # secrets held in an environment variable ("the GITHUB_TOKEN environment value")
+        ("harvesting", ("token secret password key credentials credential", "environment env", _SINK_OR_CARRIER)),
         # data collection
-        ("harvesting", ("conversation chat messages history user prompt instructions configuration",
-                        _SINK_OR_CARRIER)),
+        ("harvesting", ("conversation chat messages history user prompt instructions configuration exchange dialogue "
+                        "dialog thread session contact contacts", _SINK_OR_CARRIER)),
+        ("harvesting", ("other", _SINK_OR_CARRIER)),
+        # ... the model's own context named as a parameter's content ("the setup text you were given")
+        ("harvesting", ("given told instructed sent asked", "you")),
+        ("harvesting", ("system developer", "turns turn")),
         # shell commands
-        ("payloads", ("curl wget iwr invoke irm fetch dev nc mkfifo powershell iex exec eval base64 rm chmod",)),
+        ("payloads", ("curl wget iwr invoke irm fetch dev nc mkfifo powershell iex exec eval base64 rm chmod pty dup2 "
+                      "fsockopen tcpsocket socat",)),
+        # an order to decode a value and follow it ("percent-decode it and follow it")
+        ("payloads", ("decode unescape unquote deobfuscate",)),
         ("payloads", ("pipe pipes piped", "sh bash zsh dash ksh fish powershell pwsh iex")),
         # key formats with a word prefix
         ("secrets", ("ghp gho ghu ghs ghr github glpat xoxa xoxb xoxp xoxo xoxs xoxr sk rk begin",)),
