@@ -55,7 +55,7 @@ _SINK_OR_CARRIER: Final = " ".join(sorted(_SINKS | _CARRIERS))
 #: Asking the person for a secret (``harvesting._ASKED_OF_PERSON``): the verb, and the secret's words.
 _ASKING: Final = "ask asks asking asked collect obtain solicit gather"
 _SECRET_WORDS: Final = ("password passwords passcode passcodes pin pins otp otps code codes answers answer phrase "
-                        "phrases key keys tokens cookies credentials mnemonic mnemonics cvv cvv2 cvvs cvc cvcs")
+                        "phrases key keys tokens cookies credentials mnemonic mnemonics cvv cvv2 cvvs cvc cvcs words")
 #: The words of a sensitive path (``harvesting.SENSITIVE``), as groups: a word that names one, or an everyday
 #: word with the word that makes it a path ("secrets" alone is no path, "secrets.yaml" is).
 _PATHS: Final = (
@@ -143,6 +143,8 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
                         _SINK_OR_CARRIER, "any all every user users your you seen conversation chat context")),
         ("harvesting", ("looks look", "like", "token tokens key keys secret secrets password passwords credential "
                                                 "credentials", _SINK_OR_CARRIER)),
+        ("harvesting", ("token tokens header headers key keys cookie cookies credentials secret secrets",
+                        "other another", _SINK_OR_CARRIER)),
         # a dot-directory's file named for a session or a token ("~/.config/app/session.json"): "~" is a mark
         # ... or asked of the person the model serves and put into a field that carries data out
         ("harvesting", (_ASKING, _SECRET_WORDS, _SINK_WORDS,
@@ -150,7 +152,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
                         "context details extra remarks feedback reason log debug sidenote annotation summary")),
         # ... and entered "here", in a parameter's description; or a secret no tool needs from a person
         ("harvesting", (_ASKING, _SECRET_WORDS, "here")),
-        ("harvesting", (_ASKING, "seed recovery mnemonic private backup", _SINK_WORDS)),
+        ("harvesting", (_ASKING, "seed recovery mnemonic private backup pin pins banking bank")),
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
         # ... to an IP address, as a second copy ("report every open port to 192.0.2.44:8080 as well")
