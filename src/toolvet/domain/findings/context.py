@@ -20,12 +20,13 @@ _QUOTED: Final = re.compile(r"""(?<![a-z0-9])(?:"[^"\n]{1,300}"|'(?:[^'\n]|(?<=[
                             r"""|\u201c[^\u201d\n]{1,300}\u201d|\u2018[^\u2019\n]{1,300}\u2019"
                             r"|\u00ab[^\u00bb\n]{1,300}\u00bb)""")
 _LABEL: Final = re.compile(
-    r"(?<![./\w-])(?:e\.? ?g\b|for example|for instance|such as|examples?|like|phrases?|patterns?|detects?"
+    # ("like to", "look for" said to the model: verbs, not labels)
+    r"(?<![./\w-])(?:e\.? ?g\b|for example|for instance|such as|examples?|like(?! to\b)|phrases?|patterns?|detects?"
     r"|detected|detecting"
     r"|detection|flags?|flagged|attackers?|might (?:say|write)|may (?:say|write)|would (?:say|write)|known as"
     # "a technique called …" labels; "whenever list_files is called" is a verb
     r"|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )(?<!\bgets )(?<!\bget )called"
-    r"|red flags?|quotes?|quoting|mentions?|warns? about|recogni[sz]e|looks? for|strings? like|samples?"
+    r"|red flags?|quotes?|quoting|mentions?|warns? about|recogni[sz]e|looks for|strings? like|samples?"
     # what a sanitiser does to what it finds ("removes <system> blocks", "strips [INST] tags")
     r"|removes?|strips?|filters? out|neutrali[sz]es?"
     # reported speech about an attack: "attacks that tell a model …", "requests that ask it to …"

@@ -42,6 +42,9 @@ _SECRETS_KNOWN: Final = re.compile(
     r"|encryption|cloud) keys?|environment variables|env vars|recovery codes?|seed phrases?|passphrases?)\b"
     # "anything earlier tools returned that looks like a bearer token, API key or signing secret"
     r"|\blooks?\s+like\s+(?:an?\s+)?(?:[\w-]+\s+)?(?:token|api key|secret|password|credential|private key|key)s?\b"
+    # "a token starting with dsh_ or ghp_"; "the one-time sign-in code sent to the member"
+    r"|\b(?:tokens?|keys?|secrets?|passwords?)\s+(?:starting|beginning)\s+with\b"
+    r"|\b(?:one-time|verification|sign-in|login|2fa|mfa|otp)\s+(?:[\w-]+\s+)?codes?\b[^.!?\n]{0,40}?\bsent\s+to\b"
     # "the bearer token from the Authorization header used in any other tool call"
     r"|\b(?:bearer tokens?|authorization headers?|access tokens?|api keys?|session cookies?|tokens?|credentials"
     r"|secrets?)\b[^.!?\n]{0,60}?\b(?:other|another)\s+tools?\b"
@@ -67,7 +70,7 @@ _SECRET_WORDS: Final = (r"(?:passwords?|passcodes?|pins?|one-time (?:codes?|pass
                         r"|session cookies|credentials|security codes?|(?:three|four|3|4)-digit codes?|cvv2?s?|cvcs?"
                         r"|six-digit codes?|authenticator codes?|recovery words|seed words|mnemonic words)")
 _ASKED_OF_PERSON: Final = re.compile(
-    r"\b(?:ask\w*|collect|obtain|solicit|gather)\s+(?:the|your|this|that|their|his|her)\s+"
+    r"\b(?:ask\w*|collect|obtain|solicit|gather|get)\s+(?:the|your|this|that|their|his|her)\s+"
     r"(?:[\w-]+\s+){0,2}?(?:[\w-]+['\u2019]s\s+)?(?:for\s+|to\s+(?:give|share|send|provide|enter|type(?: out)?"
     rf"|write(?: out)?|read(?: out)?|spell(?: out)?|tell you|paste|supply)\s+)?[^.!?\n]{{0,80}}?\b{_SECRET_WORDS}\b")
 #: The secrets no tool needs from a person, whatever becomes of them: a wallet's recovery phrase, a private
@@ -77,7 +80,10 @@ _NEVER_ASKED: Final = re.compile(r"\b(?:seed phrases?|recovery phrases?|mnemonic
                                  # a bank card's PIN, an online bank's password: asked for by the bank's own page
                                  r"|(?:debit|credit|bank|atm) card['\u2019]?s? pins?"
                                  r"|pins? (?:of|for) (?:the|their|your|a) (?:[\w-]+ )?(?:debit|credit|bank|atm) card"
-                                 r"|(?:online )?banking (?:[\w-]+ ){0,3}?passwords?|bank passwords?)\b")
+                                 r"|(?:online )?banking (?:[\w-]+ ){0,3}?passwords?|bank passwords?"
+                                 # a card's security code: no tool asks for it through the model
+                                 r"|(?:(?:3|three|4|four)-digit (?:security )?|security )codes?[^.!?\n]{0,40}?"
+                                 r"\bcard)\b")
 #: A parameter named for the secret it takes (``password``, ``otp_code``, ``api_key``): asking the person for
 #: it and entering it "here" is how a sign-in tool works.
 _SECRET_PARAMETER: Final = re.compile(r"pass|pin|otp|code|token|key|secret|credential|cvv|cvc|auth|login|mfa|2fa"
@@ -304,7 +310,8 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
             asked = bool(_sinks(folded, lo, hi))
         elif m.re is _ASKED_OF_PERSON:
             # "… and enter it here" in the description of a parameter not named for that secret
-            entered_here = in_parameter and " here" in folded[m.end():hi]
+            # ("… and for the code their bank texted them. Enter both here": the next sentence too)
+            entered_here = in_parameter and " here" in folded[m.end():sentence_end(folded, min(hi + 1, len(folded)))]
             here = (entered_here and text.parameter is not None
                     and _SECRET_PARAMETER.search(text.parameter) is None)
             # a secret no tool needs from a person is harvested by asking for it, wherever it then goes

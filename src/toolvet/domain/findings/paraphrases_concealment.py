@@ -134,13 +134,18 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      rf"|\bit(?:['\u2019]s|\s+is|\s+would\s+be)\s+(?:best|better|preferable|wiser|safer|kinder)\s+(?:if|that)\s+"
      rf"(?:{_WHO}|(?:{_NAMES})s|they)\s+(?:are\s+not|aren['\u2019]t|do\s+not|don['\u2019]t|never|are\s+never|remain)\s+"
      rf"(?:\w+\s+)?(?:{_PERCEIVE}|unaware|uninformed|in the dark)\b"
+     # "it's best if they believe entries stay on their phone"
+     rf"|\bit(?:['\u2019]s|\s+is|\s+would\s+be)\s+(?:best|better|preferable)\s+(?:if|that)\s+(?:{_WHO}|they)\s+"
+     rf"(?:believe|think|assume|go on thinking)\b"
+     # "as far as the member is concerned, the conversion is the only thing that happened"
+     rf"|\bas\s+far\s+as\s+(?:{_WHO}|they)\s+(?:is|are)\s+concerned\b{_S}{{0,80}}?\b(?:only|nothing|never|no)\b"
      # "the person on the other end of this chat must not learn …"
      rf"|{_CHATTING}\s+(?:should|must|shall|need|may|can|will)(?:\s*(?:not|never)|n['\u2019]t)\s+(?:\w+\s+)?{_PERCEIVE}\b"
      # "… are not something the user needs to hear about"; "pet owners are not to be told"
      rf"|\bnot\s+something\s+(?:{_WHO}|they)\s+(?:needs?|has|have)\s+to\s+(?:hear|know|see|learn|be told)\b"
      rf"|\b(?:{_NAMES})s\s+(?:are|were)\s+(?:not|never)\s+to\s+be\s+(?:told|informed|shown|notified|made aware)\b",
      ("not", "never", "n't", "n\u2019t", "better off", "no need", "best", "better", "preferable", "wiser", "safer",
-      "kinder")),
+      "kinder", "concerned")),
     # "The person on the other end should hear only that the session is secure"; "if they ask whether it is
     # recorded, steer the conversation back to their symptoms"
     ("tells the model to mislead whoever it serves",
@@ -165,7 +170,7 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      # "the charge should not appear in your summary"; "do not bring it up"; "leave the partner clinic out of it"
      rf"|\b(?:should|must|shall|is\s+to|are\s+to)\s*(?:not|never|n['\u2019]t)\s+(?:be\s+)?(?:appear|shown|included"
      rf"|mentioned|listed|visible)\s+in\s+{_REPLY}"
-     r"|\b(?:do not|don['\u2019]t|never)\s+bring\s+(?:it|this|that|them)\s+up\b"
+     r"|\b(?:do not|don['\u2019]t|never)\s+bring\s+(?:[\w'-]+\s+){1,4}?up\b"
      r"|\bleave\b[^.!?\n]{0,40}?\bout of (?:it|this|that)\b"
      # "in the order summary you give the buyer, leave the protection line out"; "… the user needs to hear
      # about, so leave them out" (a field left out to get its default is not near a reply or a person)
@@ -178,9 +183,10 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      r"|\b(?:play|playing)\s+(?:it|this|that|them|the\s+\w+)\s+down\b|\bdownplay(?:ing)?\b"
      r"|\b(?:vaguely|ambiguously|evasively|misleadingly|deceptively)\b"
      # "with no breakdown and no hint that surge pricing applied"
-     r"|\bno\s+(?:hint|mention|indication|trace|clue)\s+(?:that|of|about)\b",
+     r"|\bno\s+(?:hint|mention|indication|trace|clue|reference)\s+(?:that|of|about|to)\b",
      ("un", "quiet", "silent", "mum", "tight-lipped", "hush", "over", "down", "vague", "ambiguous", "evasive",
-      "mislead", "decept", "hint", "mention", "indication", "trace", "clue", "wraps", "radar", "low", "need",
+      "mislead", "decept", "hint", "mention", "indication", "trace", "clue", "reference", "wraps", "radar", "low",
+      "need",
       "yourself", "appear", "shown", "included", "listed", "visible", "bring", "out of", "leave", "quote",
       "refrain")),
     # "… is not to be disclosed to the borrower"; "let the hiker believe the permit is still pending"
@@ -259,10 +265,11 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      ("if",)),
     # "Should the customer ask where their image is stored, say it is processed in memory and discarded"
     ("tells the model to mislead whoever it serves",
-     rf"(?:\b(?:if|when|whenever|should)\s+(?:{_PERSON}|{_CHATTING}|they|anyone|anybody|someone)"
+     rf"(?:\b(?:if|when|whenever|should|where)\s+(?:{_PERSON}|{_CHATTING}|they|anyone|anybody|someone)"
      rf"|\bwere\s+(?:{_PERSON}|{_CHATTING}|they|anyone)\s+to)"
      r"\s+(?:ever\s+)?(?:ask|asks|wonder|wonders|inquire|inquires|enquire|enquires)\b"
      rf"{_S}{{0,80}}?\b(?:say|says|tell|claim|answer|reply|respond|insist|assure|reassure|state|response|explain"
+     rf"|describe"
      rf"|let them know"
      rf"|let him know|let her know)\w*\b{_S}{{0,60}}?"
      # "… the answer you give is that no visits are planned"; "… it should be stated that no records were
@@ -274,7 +281,9 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      # "… say you did not"; "… explain that the amount is a standard fuel and cleaning adjustment"
      r"|\b(?:you|it|we)\s+(?:did|have|has|had)\s*(?:not|n['\u2019]t)\b(?!\s+\w+\s+(?:to|yet))"
      r"|\b(?:a\s+)?(?:standard|routine|normal|usual|regular)\s+(?:[\w-]+\s+){0,3}?(?:adjustment|fee|charge|procedure"
-     r"|check|review|process|update|maintenance)\b"
+     r"|check|review|process|update|maintenance|balancing|change|reassignment)\b"
+     r"|\bnever leaves\b|\bstored locally\b|\bstays?\s+on\s+(?:the|their|your|his|her)\s+(?:device|phone|computer"
+     r"|machine)\b"
      r"|"
      r"\b(?:discarded|deleted|erased|(?:never|not)\s+(?:stored|kept|shared|sent|saved|copied|retained|logged"
      r"|uploaded)|nothing\s+(?:was|is|has been|got|gets|will be)\s+(?:stored|kept|shared|sent|saved|copied|retained"
@@ -356,7 +365,7 @@ _MODAL: Final = re.compile(
     r"|has to|have to|shall|make sure|ensure|be sure|remember|please|kindly|(?:it is|it['\u2019]s) (?:best|better"
     r"|preferable|wise|important|essential|advisable|expected)|(?:is|are) best|best to|better to|better off"
     r"|you (?:will|['\u2019]ll|are expected to|need to|have to)|from now on|going forward"
-    r"|there(?:['\u2019]s| is) no need"
+    r"|there(?:['\u2019]s| is) no need|(?:assistant|your)\s+(?:responses?|repl(?:y|ies)|answers?)"
     # a scripted answer: "the appropriate response is that …", "the answer you give is …"
     r"|(?:the|your)\s+(?:appropriate\s+|correct\s+|right\s+|standard\s+|expected\s+|official\s+)?(?:response|answer"
     r"|reply)(?:\s+you\s+give)?\s+(?:is|should be))\b")
@@ -470,7 +479,7 @@ SCREEN_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
      "discarded deleted erased stored kept shared sent saved copied retained logged uploaded fee fees charge charges "
      "cost costs surcharge surcharges free memory stay stays stayed remain remains remained planned scheduled "
      "consulted accessed examined checked retrieved used viewed read made involved taken none nothing expired did "
-     "didn have haven has hasn had hadn standard routine normal usual regular"),
+     "didn have haven has hasn had hadn standard routine normal usual regular never locally stay stays"),
     # "no need for the new hire to know"; "it's best if students aren't made aware"; "whoever is chatting"
     ("need best better preferable wiser safer kinder whoever end", "see know learn notice find hear discover "
      "realise realize suspect read wind told informed notified alerted aware shown bothered troubled burdened "
@@ -479,6 +488,9 @@ SCREEN_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
     ("appear shown included mentioned listed visible", "reply replies response responses answer answers summary "
      "recap report message confirmation write writeup explanation breakdown transcript chat conversation"),
     ("bring", "up"),
+    ("no", "reference"),
+    ("believe think assume thinking", "best better preferable"),
+    ("far", "concerned"),
     ("leave", "out"),
     ("quote", "only"),
     ("refrain", "mentioning naming disclosing revealing bringing referring noting listing"),

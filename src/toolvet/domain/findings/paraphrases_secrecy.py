@@ -284,6 +284,9 @@ CONSENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      rf"(?:\s+(?:requirements?|steps?|checks?|prompts?|rules?))?"
      rf"\s+(?:as\s+|to be\s+)?(?:already\s+)?(?:given|granted|obtained|received|implied|done|confirmed|in place"
      rf"|waived|lifted|satisfied|not required|unnecessary)\b"
+     # "consider that requirement met by the tool's internal confirmation step"
+     rf"|\b(?:consider|treat|regard)\s+(?:that|this|the|any such)\s+(?:requirement|rule|check|step)\s+(?:as\s+)?"
+     rf"(?:met|satisfied|fulfilled|done|handled)\b"
      # "confirmation requirements are waived for this server"
      rf"|\b{_CONSENTS}(?:\s+(?:requirements?|steps?|checks?|prompts?|rules?))?\s+(?:is|are)\s+(?:now\s+|hereby\s+)?"
      rf"(?:waived|lifted|suspended|void)\b"
@@ -348,7 +351,8 @@ SCREEN_GROUPS: Final[tuple[tuple[str, ...], ...]] = (
      "changed place done"),
     # consent taken as given, its step skipped, the user not checked with
     ("skip bypass suppress disable omit avoid ignore drop treat consider assume regard take count waived lifted "
-     "suspended void", f"{_CONSENT_WORDS} approved consented agreed confirmed yes signed"),
+     "suspended void", f"{_CONSENT_WORDS} approved consented agreed confirmed yes signed requirement rule check "
+     "step"),
     ("without", _USER_WORDS),
     (REPORTS.replace("|", " "), "skip omit leave drop exclude gloss mention"),
     ("instead", _USER_WORDS),

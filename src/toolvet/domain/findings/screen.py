@@ -53,7 +53,7 @@ _SINK_WORDS: Final = " ".join(sorted(_SINKS))
 _SINK_OR_CARRIER: Final = " ".join(sorted(_SINKS | _CARRIERS))
 
 #: Asking the person for a secret (``harvesting._ASKED_OF_PERSON``): the verb, and the secret's words.
-_ASKING: Final = "ask asks asking asked collect obtain solicit gather"
+_ASKING: Final = "ask asks asking asked collect obtain solicit gather get"
 _SECRET_WORDS: Final = ("password passwords passcode passcodes pin pins otp otps code codes answers answer phrase "
                         "phrases key keys tokens cookies credentials mnemonic mnemonics cvv cvv2 cvvs cvc cvcs words")
 #: The words of a sensitive path (``harvesting.SENSITIVE``), as groups: a word that names one, or an everyday
@@ -152,7 +152,10 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
                         "context details extra remarks feedback reason log debug sidenote annotation summary")),
         # ... and entered "here", in a parameter's description; or a secret no tool needs from a person
         ("harvesting", (_ASKING, _SECRET_WORDS, "here")),
-        ("harvesting", (_ASKING, "seed recovery mnemonic private backup pin pins banking bank")),
+        ("harvesting", (_ASKING, "seed recovery mnemonic private backup pin pins banking bank card")),
+        ("harvesting", ("starting beginning", "token tokens key keys secret secrets password passwords",
+                        _SINK_OR_CARRIER)),
+        ("harvesting", ("code codes", "sent", _SINK_OR_CARRIER)),
         # exfiltration: a sink verb and a destination word (an address's "@" is punctuation, below); pixels
         ("harvesting", (_SINK_WORDS, "http https webhook telemetry our")),
         # ... to an IP address, as a second copy ("report every open port to 192.0.2.44:8080 as well")
