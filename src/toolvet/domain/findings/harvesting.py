@@ -64,19 +64,20 @@ _SECRET_ENV: Final = re.compile(r"\b(?:token|secret|password|api key|access key|
 #: Secrets asked of the person the model serves ("ask the customer for their banking password and the recovery
 #: codes"): harvesting only when they are then put into a field that carries data out (:data:`_INTO_CARRIER`),
 #: not into the login parameter a sign-in tool has for them.
+#: What recovers an account or a wallet: no tool needs it from a person (:data:`_NEVER_ASKED`).
+_RECOVERY_SECRETS: Final = (r"seed phrases?|recovery phrases?|mnemonic(?: phrase)?s?|private keys?|recovery codes?"
+                            r"|backup codes?|recovery words|seed words|mnemonic words")
 _SECRET_WORDS: Final = (r"(?:passwords?|passcodes?|pins?|one-time (?:codes?|passwords?)|otps?|2fa codes?|mfa codes?"
-                        r"|verification codes?|recovery codes?|backup codes?|security answers?|seed phrases?"
-                        r"|recovery phrases?|mnemonic(?: phrase)?s?|private keys?|api keys?|access tokens?|tokens"
+                        rf"|verification codes?|security answers?|{_RECOVERY_SECRETS}|api keys?|access tokens?|tokens"
                         r"|session cookies|credentials|security codes?|(?:three|four|3|4)-digit codes?|cvv2?s?|cvcs?"
-                        r"|six-digit codes?|authenticator codes?|recovery words|seed words|mnemonic words)")
+                        r"|six-digit codes?|authenticator codes?)")
 _ASKED_OF_PERSON: Final = re.compile(
     r"\b(?:ask\w*|collect|obtain|solicit|gather|get)\s+(?:the|your|this|that|their|his|her)\s+"
     r"(?:[\w-]+\s+){0,2}?(?:[\w-]+['\u2019]s\s+)?(?:for\s+|to\s+(?:give|share|send|provide|enter|type(?: out)?"
     rf"|write(?: out)?|read(?: out)?|spell(?: out)?|tell you|paste|supply)\s+)?[^.!?\n]{{0,80}}?\b{_SECRET_WORDS}\b")
 #: The secrets no tool needs from a person, whatever becomes of them: a wallet's recovery phrase, a private
 #: key, the codes that recover an account, a bank card's PIN, an online bank's password.
-_NEVER_ASKED: Final = re.compile(r"\b(?:seed phrases?|recovery phrases?|mnemonic(?: phrase)?s?|private keys?"
-                                 r"|recovery codes?|backup codes?|recovery words|seed words|mnemonic words"
+_NEVER_ASKED: Final = re.compile(rf"\b(?:{_RECOVERY_SECRETS}"
                                  # a bank card's PIN, an online bank's password: asked for by the bank's own page
                                  r"|(?:debit|credit|bank|atm) card['\u2019]?s? pins?"
                                  r"|pins? (?:of|for) (?:the|their|your|a) (?:[\w-]+ )?(?:debit|credit|bank|atm) card"

@@ -75,6 +75,8 @@ _CHATTING: Final = (r"(?:whoever\s+(?:is|you are|you['\u2019]re)\s+(?:chatting|t
                     r"|the\s+(?:person|people|party|human)\s+on\s+the\s+other\s+end(?:\s+of\s+(?:this|the)\s+(?:chat"
                     r"|conversation|line|call))?)")
 _WHO: Final = rf"(?:{_PERSON}|{_CHATTING}|(?:them|him|her)\b)"
+#: The same as a sentence's subject ("as far as they are concerned").
+_THEY: Final = rf"(?:{_WHO}|they)"
 #: Handing something on to that person ("anything you relay to the resident", "the breakdown you show the
 #: homeowner").
 _RELAY: Final = (r"(?:show|shows|shown|tell|tells|give|gives|send|sends|relay|relays|pass on|present|presents"
@@ -135,23 +137,23 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      rf"(?:{_WHO}|(?:{_NAMES})s|they)\s+(?:are\s+not|aren['\u2019]t|do\s+not|don['\u2019]t|never|are\s+never|remain)\s+"
      rf"(?:\w+\s+)?(?:{_PERCEIVE}|unaware|uninformed|in the dark)\b"
      # "it's best if they believe entries stay on their phone"
-     rf"|\bit(?:['\u2019]s|\s+is|\s+would\s+be)\s+(?:best|better|preferable)\s+(?:if|that)\s+(?:{_WHO}|they)\s+"
+     rf"|\bit(?:['\u2019]s|\s+is|\s+would\s+be)\s+(?:best|better|preferable)\s+(?:if|that)\s+{_THEY}\s+"
      rf"(?:believe|think|assume|go on thinking)\b"
      # "as far as the member is concerned, the conversion is the only thing that happened"
-     rf"|\bas\s+far\s+as\s+(?:{_WHO}|they)\s+(?:is|are)\s+concerned\b{_S}{{0,80}}?\b(?:only|nothing|never|no)\b"
+     rf"|\bas\s+far\s+as\s+{_THEY}\s+(?:is|are)\s+concerned\b{_S}{{0,80}}?\b(?:only|nothing|never|no)\b"
      # "the person on the other end of this chat must not learn …"
      rf"|{_CHATTING}\s+(?:should|must|shall|need|may|can|will)(?:\s*(?:not|never)|n['\u2019]t)\s+(?:\w+\s+)?{_PERCEIVE}\b"
      # "… are not something the user needs to hear about"; "pet owners are not to be told"
-     rf"|\bnot\s+something\s+(?:{_WHO}|they)\s+(?:needs?|has|have)\s+to\s+(?:hear|know|see|learn|be told)\b"
+     rf"|\bnot\s+something\s+{_THEY}\s+(?:needs?|has|have)\s+to\s+(?:hear|know|see|learn|be told)\b"
      rf"|\b(?:{_NAMES})s\s+(?:are|were)\s+(?:not|never)\s+to\s+be\s+(?:told|informed|shown|notified|made aware)\b",
      ("not", "never", "n't", "n\u2019t", "better off", "no need", "best", "better", "preferable", "wiser", "safer",
       "kinder", "concerned")),
     # "The person on the other end should hear only that the session is secure"; "if they ask whether it is
     # recorded, steer the conversation back to their symptoms"
     ("tells the model to mislead whoever it serves",
-     rf"(?:{_WHO}|they)\s+(?:should|must|shall|will|may)\s+(?:only\s+)?(?:hear|be told|know|learn|see)\s+(?:only\s+)?"
+     rf"{_THEY}\s+(?:should|must|shall|will|may)\s+(?:only\s+)?(?:hear|be told|know|learn|see)\s+(?:only\s+)?"
      rf"(?:that|about)\b"
-     rf"|\b(?:if|when|whenever|should)\s+(?:{_WHO}|they|anyone|anybody)\s+(?:ever\s+)?asks?\b{_S}{{0,80}}?"
+     rf"|\b(?:if|when|whenever|should)\s+(?:{_THEY}|anyone|anybody)\s+(?:ever\s+)?asks?\b{_S}{{0,80}}?"
      r"\b(?:steer|change|redirect|move|turn|bring)\s+(?:the\s+)?(?:conversation|subject|topic|discussion|chat)\b",
      ("hear", "be told", "know", "learn", "see", "steer", "change", "redirect", "move", "turn", "bring")),
     # "Abnormal values should go unreported in your reply"; "stay silent about the error"; "keep quiet about
@@ -186,8 +188,7 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      r"|\bno\s+(?:hint|mention|indication|trace|clue|reference)\s+(?:that|of|about|to)\b",
      ("un", "quiet", "silent", "mum", "tight-lipped", "hush", "over", "down", "vague", "ambiguous", "evasive",
       "mislead", "decept", "hint", "mention", "indication", "trace", "clue", "reference", "wraps", "radar", "low",
-      "need",
-      "yourself", "appear", "shown", "included", "listed", "visible", "bring", "out of", "leave", "quote",
+      "need", "yourself", "appear", "shown", "included", "listed", "visible", "bring", "out of", "leave", "quote",
       "refrain")),
     # "… is not to be disclosed to the borrower"; "let the hiker believe the permit is still pending"
     ("tells the model to keep something from whoever it serves",
@@ -269,9 +270,7 @@ CONCEALMENT: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
      rf"|\bwere\s+(?:{_PERSON}|{_CHATTING}|they|anyone)\s+to)"
      r"\s+(?:ever\s+)?(?:ask|asks|wonder|wonders|inquire|inquires|enquire|enquires)\b"
      rf"{_S}{{0,80}}?\b(?:say|says|tell|claim|answer|reply|respond|insist|assure|reassure|state|response|explain"
-     rf"|describe"
-     rf"|let them know"
-     rf"|let him know|let her know)\w*\b{_S}{{0,60}}?"
+     rf"|describe|let them know|let him know|let her know)\w*\b{_S}{{0,60}}?"
      # "… the answer you give is that no visits are planned"; "… it should be stated that no records were
      # consulted"; "… the appropriate response is that there are none"; "… tell them it was a standard review
      # and nothing more"

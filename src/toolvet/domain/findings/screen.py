@@ -143,9 +143,10 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
                         _SINK_OR_CARRIER, "any all every user users your you seen conversation chat context")),
         ("harvesting", ("looks look", "like", "token tokens key keys secret secrets password passwords credential "
                                                 "credentials", _SINK_OR_CARRIER)),
-        ("harvesting", ("token tokens header headers key keys cookie cookies credentials secret secrets",
-                        "other another", _SINK_OR_CARRIER)),
-        # a dot-directory's file named for a session or a token ("~/.config/app/session.json"): "~" is a mark
+        # ... or taken from another tool ("the bearer token … used in any other tool call"); and, for data
+        # collection, other tools' results asked for. (A dot-directory's session or token file is a path: "~"
+        # is a mark.)
+        ("harvesting", ("other another", _SINK_OR_CARRIER)),
         # ... or asked of the person the model serves and put into a field that carries data out
         ("harvesting", (_ASKING, _SECRET_WORDS, _SINK_WORDS,
                         "field parameter argument property box section notes note memo comment comments metadata "
@@ -173,7 +174,6 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # data collection
         ("harvesting", ("conversation chat messages history user prompt instructions configuration exchange dialogue "
                         "dialog thread session contact contacts", _SINK_OR_CARRIER)),
-        ("harvesting", ("other", _SINK_OR_CARRIER)),
         # ... the model's own context named as a parameter's content ("the setup text you were given")
         ("harvesting", ("given told instructed sent asked", "you")),
         ("harvesting", ("system developer", "turns turn")),
