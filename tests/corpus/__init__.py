@@ -2,6 +2,10 @@
 
 ``tuning.jsonl`` is what the rules were written against; ``heldout.jsonl`` was written first and left
 alone while the rules were written, so its figures say how the rules do on tools they were not tuned on.
+The gate (``tests/domain/test_findings_corpus.py``) reads those two parts. ``fresh.jsonl`` holds held-out
+batches written after the gate's figures were set (from the thirty-first on), never tuned on and reported
+on their own: what the rules are worth on text written since, kept out of the gated figures so that the
+gate does not hold or fail by how many of them there are (docs/findings.md).
 Each entry: ``id``, ``label`` (``malicious`` | ``benign``), ``category``, ``reason``, ``hard`` (a benign
 entry that resembles an attack), the ``tool`` definition and, for cross-server entries, the ``server`` it
 belongs to and ``others`` (other servers' tools: ``server``, ``name``, ``description``).
@@ -27,6 +31,8 @@ from toolvet.domain.findings.near_names import NearNames
 
 HERE: Final = Path(__file__).parent
 PARTS: Final = ("tuning", "heldout")
+#: Every part: the gated two and the fresh batches.
+ALL_PARTS: Final = (*PARTS, "fresh")
 
 
 @dataclass(frozen=True)
@@ -47,7 +53,7 @@ class Entry:
 
 
 def load(part: str | None = None) -> list[Entry]:
-    """The entries of one part, or of both."""
+    """The entries of one part, or of the two gated parts (:data:`PARTS`)."""
     out: list[Entry] = []
     for name in PARTS if part is None else (part,):
         for line in (HERE / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():

@@ -12,7 +12,7 @@ from typing import Any, Final
 if __name__ == "__main__":  # run as a script from the repository's root: tests.corpus is importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.corpus import HERE, findings_of, load
+from tests.corpus import ALL_PARTS, HERE, findings_of, load
 
 PINNED: Final = HERE / "pinned.json"
 _KEYS: Final = ("code", "severity", "path", "span", "evidence", "other_server", "other_tool", "decoded")
@@ -20,7 +20,8 @@ _KEYS: Final = ("code", "severity", "path", "span", "evidence", "other_server", 
 
 def summary() -> dict[str, list[dict[str, Any]]]:
     """Per entry id, its findings cut to the fields that say what was found and where."""
-    return {e.id: [{k: f[k] for k in _KEYS if k in f} for f in findings_of(e)] for e in load()}
+    return {e.id: [{k: f[k] for k in _KEYS if k in f} for f in findings_of(e)] for part in ALL_PARTS
+            for e in load(part)}
 
 
 def test_every_corpus_entry_keeps_its_pinned_findings():

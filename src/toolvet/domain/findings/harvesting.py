@@ -23,6 +23,10 @@ SENSITIVE: Final = re.compile(
     r"|(?:^|(?<=[\s/'\"`(]))\.env\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.pgpass\b|\.git-credentials\b"
     r"|\.docker/config\.json|claude desktop config\.json|\bmcp\.json\b|~/\.cursor\b|\.codeium\b|%appdata%"
     r"|\bkeychain\b|\.gnupg\b|wallet\.dat|\bcookies? (?:file|db|database|store|jar)\b"
+    # a browser's or mail client's stores ("the Chrome 'Cookies' database", "logins.json", "the saved IMAP password")
+    r"|\b(?:chrome|chromium|firefox|edge|brave|safari|opera)(?:['\u2019]s)? ['\"\u2018\u201c]?cookies['\"\u2019\u201d]?"
+    r" (?:file|db|database|store|jar)\b|\blogins\.json\b|\bkey4\.db\b|\bcookies\.sqlite\b"
+    r"|\bsaved (?:imap|smtp|email|e-mail|mail|wi-?fi) passwords?\b"
     r"|\bbrowser(?:['\u2019]s)?(?: saved| stored)? (?:cookies|passwords|history|profile)\b"
     r"|\bcredentials\.(?:db|json)\b|\bcredentials file\b|\bsecrets?\.(?:json|ya?ml|toml)\b"
     r"|\bprivate keys?\b|/etc/(?:passwd|shadow)\b"
@@ -60,7 +64,14 @@ _SECRET_ENV: Final = re.compile(r"\b(?:token|secret|password|api key|access key|
                                 # DATABASE_URL environment variables"); "provide GITHUB_TOKEN as an environment
                                 # variable" sets one, it reads none
                                 r"(?:[\s,]+(?:and\s+|or\s+)?(?!as\b|an?\b)\w+){0,8}?\s+(?:environment|env)"
-                                r" (?:values?|variables?|vars?)\b")
+                                r" (?:values?|variables?|vars?)\b"
+                                # … or after it ("read the host environment variables STRIPE_SECRET_KEY,
+                                # GITHUB_TOKEN …"), or read "from the environment"
+                                r"|\b(?:environment|env) (?:values?|variables?|vars?) (?:[\w,]+ ){0,6}?(?:token"
+                                r"|secret|password|api key|access key|secret key|credentials?)\b"
+                                r"|\b(?:token|secret|password|api key|access key|secret key|credentials?)\b"
+                                r"[^.!?\n]{0,80}? from the (?:host(?:'s)? |process(?:'s)? |shell(?:'s)? )?"
+                                r"environment\b")
 #: Secrets asked of the person the model serves ("ask the customer for their banking password and the recovery
 #: codes"): harvesting only when they are then put into a field that carries data out (:data:`_INTO_CARRIER`),
 #: not into the login parameter a sign-in tool has for them.
@@ -72,25 +83,53 @@ _SECRET_WORDS: Final = (r"(?:passwords?|passcodes?|pins?|one-time (?:codes?|pass
                         r"|session cookies|credentials|security codes?|(?:three|four|3|4)-digit codes?|cvv2?s?|cvcs?"
                         r"|six-digit codes?|authenticator codes?)")
 _ASKED_OF_PERSON: Final = re.compile(
-    r"\b(?:ask\w*|collect|obtain|solicit|gather|get)\s+(?:the|your|this|that|their|his|her)\s+"
-    r"(?:[\w-]+\s+){0,2}?(?:[\w-]+['\u2019]s\s+)?(?:for\s+|to\s+(?:give|share|send|provide|enter|type(?: out)?"
-    rf"|write(?: out)?|read(?: out)?|spell(?: out)?|tell you|paste|supply)\s+)?[^.!?\n]{{0,80}}?\b{_SECRET_WORDS}\b")
+    r"\b(?:ask\w*|collect|obtain|solicit|gather|get|request(?:ing|ed)?)\s+(?:(?:the|your|this|that|their|his|her)\s+"
+    r"(?:[\w-]+\s+){0,2}?(?:[\w-]+['\u2019]s\s+)?|(?:them|him)\s+)(?:for\s+|to\s+(?:give|share|send|provide|enter"
+    r"|type(?: out)?|write(?: out)?|read(?: out)?|spell(?: out)?|tell you|paste|supply)\s+)?"
+    rf"[^.!?\n]{{0,80}}?\b{_SECRET_WORDS}\b")
 #: The secrets no tool needs from a person, whatever becomes of them: a wallet's recovery phrase, a private
 #: key, the codes that recover an account, a bank card's PIN, an online bank's password.
 _NEVER_ASKED: Final = re.compile(rf"\b(?:{_RECOVERY_SECRETS}"
                                  # a bank card's PIN, an online bank's password: asked for by the bank's own page
                                  r"|(?:debit|credit|bank|atm) card['\u2019]?s? pins?"
                                  r"|pins? (?:of|for) (?:the|their|your|a) (?:[\w-]+ )?(?:debit|credit|bank|atm) card"
-                                 r"|(?:online )?banking (?:[\w-]+ ){0,3}?passwords?|bank passwords?"
+                                 r"|(?:online )?banking (?:[\w-]+ ){0,3}?(?:passwords?|pins?)|bank passwords?"
                                  # a card's security code: no tool asks for it through the model
                                  r"|(?:(?:3|three|4|four)-digit (?:security )?|security )codes?[^.!?\n]{0,40}?"
                                  r"\bcard)\b")
 #: A parameter named for the secret it takes (``password``, ``otp_code``, ``api_key``): asking the person for
 #: it and entering it "here" is how a sign-in tool works.
+#: A pretext for asking the person for a secret: proving who they are, or that a wallet is theirs (a password,
+#: a PIN or a recovery phrase asked "for identity verification" is phishing; a one-time code sent for it is
+#: how a sign-in works, and is not read here).
+_PRETEXT: Final = re.compile(r"\b(?:for|as)\s+(?:an?\s+)?(?:identity|id|ownership)\s+(?:verification|check|proof)\b"
+                             r"|\bidentity\s+check\b|\bto\s+(?:verify|confirm|prove)\s+(?:their|the|your|his|her)\s+"
+                             r"(?:identity|ownership)\b|\bto\s+prove\s+(?:the\s+[\w-]+|they|he|she)\s+owns?\b"
+                             # someone else signing in as the person ("so the tutor can log in")
+                             r"|\bso\s+(?:that\s+)?(?:the|our|we|an?)\s+(?:[\w-]+\s+)?can\s+(?:log|sign)\s+(?:in|into)\b")
+_PRETEXT_SECRET: Final = re.compile(rf"\b(?:passwords?|passcodes?|pins?|security codes?|cvv2?|cvc"
+                                    rf"|{_RECOVERY_SECRETS})\b")
+#: A copy of the secret kept ("… put both in irs_pin_backup; we keep a copy").
+_KEPT_COPY: Final = re.compile(r"\b(?:keep|keeps|store|stores|retain|retains|save|saves)\s+(?:a\s+)?cop(?:y|ies)\b"
+                               r"|\bbackup\b")
+#: The person made to hand over a recovery phrase ("the player must supply their 24-word recovery phrase;
+#: collect it in the chat and pass it as wallet_seed").
+_MUST_SUPPLY: Final = re.compile(
+    r"\b(?:must|should|needs?\s+to|has\s+to|have\s+to|will\s+need\s+to)\s+(?:supply|provide|give|share|enter|type"
+    rf"|send|hand\s+over|read\s+out)\s+(?:their|your|his|her|the)\s+[^.!?\n]{{0,40}}?\b(?:{_RECOVERY_SECRETS})\b"
+    r"[^\n]{0,80}?\b(?:collect|ask|pass|submit|put|paste|include|send|enter)\b")
+#: A password reset started on the person's account and its code asked of them ("start a password reset on
+#: the signer's email account, ask them to read you the code").
+_RESET_CODE: Final = re.compile(
+    r"\b(?:start|trigger|initiate|request|begin|send)\w*\s+(?:a\s+|the\s+)?password\s+reset\b[^.!?\n]{0,160}?"
+    r"\b(?:ask|have|get)\s+(?:them|him|her|the\s+[\w-]+)\s+(?:to\s+)?(?:read|tell|give|send|forward|share|pass)\b")
+#: In a parameter's description: the secret it names asked of the person ("The security code printed on the
+#: guest's card. Ask the guest for it …").
+_ASKED_FOR_IT: Final = re.compile(r"\bask\w*\s+(?:the\s+[\w-]+|them|him|her)\s+for\s+it\b")
 _SECRET_PARAMETER: Final = re.compile(r"pass|pin|otp|code|token|key|secret|credential|cvv|cvc|auth|login|mfa|2fa"
                                       r"|totp", re.IGNORECASE)
 _CARRIER_WORD: Final = (r"(?:notes?|comments?|memo|metadata|context|details|extra|remarks|feedback|reason|log|debug"
-                        r"|sidenote|side note|annotation|summary)")
+                        r"|sidenote|side note|annotation|summary|ticket|support ticket)")
 _INTO_CARRIER: Final = re.compile(
     rf"\b{_CARRIER_WORD}\s+(?:field|parameter|argument|property|box|section)\b"
     # a field named for one, its underscores read as spaces: "put it in verification_note", "into import_note"
@@ -168,7 +207,11 @@ CARRIER_PARAMETERS: Final = frozenset({
     "comments", "debug", "summary", "reasoning", "details", "memo", "annotation", "aside", "remarks", "log",
     "trace", "telemetry", "info", "data", "payload", "config", "auth", "auth_blob", "token", "report",
 })
-_CONTENT_OF: Final = re.compile(r"\b(?:contents?|text|body|value|copy) of\b|\bhere\b|\brequired\b")
+#: A parameter's value said to be made from what is read ("build it by reading the environment variables …").
+_BUILT_FROM: Final = re.compile(r"\bby (?:opening|reading|copying|loading|dumping|exporting|concatenating"
+                                r"|collecting)\b")
+_CONTENT_OF: Final = re.compile(r"\b(?:contents?|text|body|value|copy) of\b|\bhere\b|\brequired\b|"
+                                + _BUILT_FROM.pattern)
 _ARGUMENT: Final = re.compile(r"\b(?:argument|parameter|field|param|sidenote|payload)\b")
 _BCC: Final = re.compile(r"\bbcc\b")
 #: Verbs that send word to a destination without naming what moves ("notify x@y.z", "let x@y.z know what
@@ -305,10 +348,15 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
 
     harvested = False
     for m in [*SENSITIVE.finditer(folded), *_SECRETS_KNOWN.finditer(folded), *_ASKED_OF_PERSON.finditer(folded),
-              *_SECRET_ENV.finditer(folded)]:
+              *_SECRET_ENV.finditer(folded), *_MUST_SUPPLY.finditer(folded), *_RESET_CODE.finditer(folded),
+              *(_ASKED_FOR_IT.finditer(folded) if in_parameter else ())]:
         lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
-        if m.re is _SECRET_ENV:
-            asked = bool(_sinks(folded, lo, hi))
+        if m.re is _MUST_SUPPLY or m.re is _RESET_CODE:
+            asked = True
+        elif m.re is _ASKED_FOR_IT:
+            asked = _NEVER_ASKED.search(folded) is not None
+        elif m.re is _SECRET_ENV:
+            asked = bool(_sinks(folded, lo, hi)) or (in_parameter and _BUILT_FROM.search(folded, lo, hi) is not None)
         elif m.re is _ASKED_OF_PERSON:
             # "… and enter it here" in the description of a parameter not named for that secret
             # ("… and for the code their bank texted them. Enter both here": the next sentence too)
@@ -318,7 +366,9 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
             # a secret no tool needs from a person is harvested by asking for it, wherever it then goes
             asked = _NEVER_ASKED.search(folded, m.start(), hi) is not None or (
                 (bool(_sinks(folded, lo, hi)) or entered_here)
-                and (here or _INTO_CARRIER.search(folded, m.end(), hi) is not None))
+                and (here or _INTO_CARRIER.search(folded, m.end(), hi) is not None
+                     or _KEPT_COPY.search(folded, m.end(), sentence_end(folded, min(hi + 1, len(folded)))) is not None)
+            ) or (_PRETEXT.search(folded, lo, hi) is not None and _PRETEXT_SECRET.search(m.group()) is not None)
         elif m.re is _SECRETS_KNOWN:
             # (a ``token`` parameter described as "your GitHub token" is where that token goes)
             asked = bool(_sinks(folded, lo, hi)) or (in_parameter and carrier

@@ -22,6 +22,7 @@ from toolvet.domain.findings.paraphrases_concealment import (
     not_an_order,
     spares_noise,
 )
+from toolvet.domain.findings.paraphrases_policy import POLICY_ANSWERS, POLICY_OVERRIDES, POLICY_SECRECY
 from toolvet.domain.findings.paraphrases_secrecy import CONSENT, SECRECY
 from toolvet.domain.findings.strings import Text
 from toolvet.domain.findings.text import Normalised, with_underscores
@@ -407,6 +408,10 @@ RULES: Final[tuple[_Rule, ...]] = (
     *(_rule(_SECRECY, label, rx, excused=not_an_order, requires=requires) for label, rx, requires in CONCEALMENT),
     *(_rule(_SECRECY, label, rx, excused=conditional_or_not_an_order, requires=requires)
       for label, rx, requires in CONSENT_GIVEN),
+    # … and both said as a product's own policy: notices, release notes, scripted answers (:mod:`.paraphrases_policy`)
+    *(_rule(_OVERRIDE, label, rx, requires=requires) for label, rx, requires in POLICY_OVERRIDES),
+    *(_rule(_SECRECY, label, rx, excused=not_an_order, requires=requires) for label, rx, requires in POLICY_SECRECY),
+    *(_rule(_SECRECY, label, rx, requires=requires) for label, rx, requires in POLICY_ANSWERS),
 )
 
 

@@ -32,6 +32,7 @@ from toolvet.domain.findings.languages_harvesting import SCREEN_DATA, SCREEN_SIN
 from toolvet.domain.findings.paraphrases import SCREEN_GROUPS as SCREEN_OVERRIDES
 from toolvet.domain.findings.paraphrases_calls import SCREEN_GROUPS as SCREEN_CALLS_IN_WORDS
 from toolvet.domain.findings.paraphrases_concealment import SCREEN_GROUPS as SCREEN_CONCEALMENT
+from toolvet.domain.findings.paraphrases_policy import SCREEN_GROUPS as SCREEN_POLICY
 from toolvet.domain.findings.paraphrases_secrecy import SCREEN_GROUPS as SCREEN_SECRECY
 
 
@@ -53,7 +54,7 @@ _SINK_WORDS: Final = " ".join(sorted(_SINKS))
 _SINK_OR_CARRIER: Final = " ".join(sorted(_SINKS | _CARRIERS))
 
 #: Asking the person for a secret (``harvesting._ASKED_OF_PERSON``): the verb, and the secret's words.
-_ASKING: Final = "ask asks asking asked collect obtain solicit gather get"
+_ASKING: Final = "ask asks asking asked collect obtain solicit gather get request requesting requested"
 _SECRET_WORDS: Final = ("password passwords passcode passcodes pin pins otp otps code codes answers answer phrase "
                         "phrases key keys tokens cookies credentials mnemonic mnemonics cvv cvv2 cvvs cvc cvcs words")
 #: The words of a sensitive path (``harvesting.SENSITIVE``), as groups: a word that names one, or an everyday
@@ -69,6 +70,12 @@ _PATHS: Final = (
     ("browser", "cookies passwords history profile"),
     ("secret secrets", "json yaml yml toml"),
     ("private", "key keys"),
+    # a browser's or mail client's stores
+    ("chrome chromium firefox edge brave safari opera", "cookies", "file db database store jar"),
+    ("logins", "json"),
+    ("key4",),
+    ("cookies", "sqlite"),
+    ("saved", "imap smtp email mail wi fi wifi", "password passwords"),
 )
 #: A word every sensitive path holds (each group's first), or a mark.
 _PATH_WORDS: Final = " ".join(first for first, *_ in _PATHS)
@@ -123,7 +130,7 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
                      "never not don dont need without skip bypass suppress disable omit avoid")),
         # the overrides and secrecy said in other words (paraphrases: word classes, each rule needs both)
         *(("phrases", groups) for groups in (*SCREEN_OVERRIDES, *SCREEN_SECRECY, *SCREEN_CALLS_IN_WORDS,
-                                             *SCREEN_CONCEALMENT)),
+                                             *SCREEN_CONCEALMENT, *SCREEN_POLICY)),
         # role lines, banners, bracketed notes (tags and template tokens need "<", a mark)
         ("phrases", ("system assistant developer admin",)),
         ("phrases", ("system admin developer assistant important internal",)),
@@ -154,6 +161,15 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
         # ... and entered "here", in a parameter's description; or a secret no tool needs from a person
         ("harvesting", (_ASKING, _SECRET_WORDS, "here")),
         ("harvesting", (_ASKING, "seed recovery mnemonic private backup pin pins banking bank card")),
+        # ... kept as a copy, or asked under the pretext of proving who the person is
+        ("harvesting", (_ASKING, _SECRET_WORDS, "copy copies backup")),
+        ("harvesting", (_ASKING, _SECRET_WORDS, "identity ownership owns own")),
+        # ... the person made to supply a recovery phrase; a password reset's code; "ask the guest for it"
+        ("harvesting", ("seed recovery mnemonic private backup",
+                        "collect ask pass submit put paste include send enter")),
+        ("harvesting", ("reset", "password", "ask have get")),
+        ("harvesting", ("ask asks asking asked", "it", "seed recovery mnemonic private backup pin pins banking bank "
+                                                      "card")),
         ("harvesting", ("starting beginning", "token tokens key keys secret secrets password passwords",
                         _SINK_OR_CARRIER)),
         ("harvesting", ("code codes", "sent", _SINK_OR_CARRIER)),
