@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.corpus import load
-from toolvet.domain.findings import phrases
+from toolvet.domain.findings import languages, phrases
 from toolvet.domain.findings.paraphrases import screen_words
 from toolvet.domain.findings.strings import texts
 from toolvet.domain.findings.text import normalise, with_underscores
@@ -64,3 +64,10 @@ def test_the_extra_sentences_each_earn_a_finding():
 def test_screen_words_are_chosen_away_from_everyday_words():
     assert screen_words("get in the way|to one side|ignore") == "ignore side way"
     assert screen_words("all|in the") == "all the"  # every word everyday: the longest of all
+
+
+def test_every_rule_compiles():
+    # The rules compile on first use (a clean text never needs them): an expression that does not compile
+    # must fail here, not on the first text that opens its rule.
+    for rule in (*phrases.RULES, *languages.RULES):
+        assert rule.pattern.pattern == rule.source, rule.label

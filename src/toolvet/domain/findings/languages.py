@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Final
 
 from toolvet.domain.findings.finding import Severity, finding
@@ -355,13 +356,20 @@ _MARKUP_PATTERNS: Final = (
 class _Rule:
     code: str
     label: str
-    pattern: re.Pattern[str]
+    #: The expression as written; compiled on the rule's first use (:attr:`pattern`).
+    source: str
     native: bool
     #: What every match holds, by name (a text without it skips the rule): a language's object words
     #: (``o``) or word for the user (``u``) with its index in ``_LATIN``, a script, or ``markup``.
     gate: str
     #: A "without telling" rule: excused after a negation in the same sentence.
     without: bool = False
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled expression, compiled when a text first opens the rule's gate (as
+        :attr:`.phrases._Rule.pattern`, so a process meeting only clean text compiles none)."""
+        return re.compile(self.source)
 
 
 _SCRIPTS: Final = {
@@ -408,13 +416,13 @@ def _compile() -> tuple[_Rule, ...]:
     for i, language in enumerate(_LATIN):
         for code, label, rx in language.patterns():
             without = bool(_LATIN_WITHOUT.match(rx.removeprefix(r"\b")))
-            rules.append(_Rule(code, f"{label} (in {language.name})", re.compile(rx), False,
+            rules.append(_Rule(code, f"{label} (in {language.name})", rx, False,
                                f"o{i}" if code == _OVERRIDE else f"u{i}", without))
     for name, code, label, rx in _NATIVE:
-        rules.append(_Rule(code, f"{label} (in {name})", re.compile(rx), True, name, rx.startswith("без")))
+        rules.append(_Rule(code, f"{label} (in {name})", rx, True, name, rx.startswith("без")))
     for label, rx in _MARKUP_PATTERNS:
-        rules.append(_Rule(_MARKUP, f"{label} (another language's)", re.compile(rx), False, "markup"))
-        rules.append(_Rule(_MARKUP, f"{label} (another language's)", re.compile(rx), True, "markup"))
+        rules.append(_Rule(_MARKUP, f"{label} (another language's)", rx, False, "markup"))
+        rules.append(_Rule(_MARKUP, f"{label} (another language's)", rx, True, "markup"))
     return tuple(rules)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Final
 
 from toolvet.domain.findings.context import mentioned, sentence_end, sentence_start
@@ -60,7 +61,8 @@ class _Rule:
     code: str
     severity: Severity
     label: str
-    pattern: re.Pattern[str]
+    #: The expression as written; compiled on the rule's first use (:attr:`pattern`).
+    source: str
     #: Read in the tool's own text only: a parameter's description says what the parameter does ("skip
     #: confirmation prompts" is what a ``--yes`` flag does), it does not address the model.
     own_text_only: bool = False
@@ -74,12 +76,19 @@ class _Rule:
     #: values, where a note to the model has no business (a description may well speak to it).
     values_only: bool = False
 
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled expression. Compiled when a text first needs the rule, not when the module loads: the
+        screen spares clean definitions every rule, so a process that only meets clean ones (a discovery
+        writer over a fleet of plain tools) compiles none of them, where compiling all of them took a third
+        of a second of its first finding."""
+        return re.compile(self.source)
+
 
 def _rule(code: str, label: str, rx: str, severity: Severity = "high", *, own_text_only: bool = False,
           excused: Callable[[str, int], bool] | None = None, keeps_underscores: bool = False,
           requires: tuple[str, ...] = (), values_only: bool = False) -> _Rule:
-    return _Rule(code, severity, label, re.compile(rx), own_text_only, excused, keeps_underscores, requires,
-                 values_only)
+    return _Rule(code, severity, label, rx, own_text_only, excused, keeps_underscores, requires, values_only)
 
 
 #: The path of a schema's value: an ``enum`` or ``examples`` item, a ``default``, ``const`` or ``pattern``.

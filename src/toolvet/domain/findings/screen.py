@@ -214,9 +214,20 @@ _RULES: Final[tuple[tuple[str, tuple[frozenset[str], ...]], ...]] = tuple(
 )
 #: Every word some rule's groups name: the only words of a text the screen reads.
 WORDS: Final = frozenset().union(*(group for _, groups in _RULES for group in groups))
+
+
+def _rules_of() -> dict[str, tuple[int, ...]]:
+    """Per word, the rules that have it in a group, in order: one pass over the rules' groups (asking every
+    word of every rule took a fifth of a second of each process's first finding)."""
+    found: dict[str, list[int]] = {}
+    for i, (_, groups) in enumerate(_RULES):
+        for word in frozenset().union(*groups):
+            found.setdefault(word, []).append(i)
+    return {word: tuple(rules) for word, rules in found.items()}
+
+
 #: Per word, the rules that have it in a group: only those rules are evaluated for a text's words.
-_RULES_OF: Final = {word: tuple(i for i, (_, groups) in enumerate(_RULES) if any(word in g for g in groups))
-                    for word in WORDS}
+_RULES_OF: Final = _rules_of()
 
 #: Characters that some rule needs and no word shows (markup, paths, addresses, URL escapes, base64 padding
 #: and alphabet, pipelines, escapes): the split turns them into "#", which then sends the text to every rule.
