@@ -28,3 +28,13 @@ def test_recall_and_false_positive_rate_meet_the_gate_on_the_whole_corpus():
     result = score(load())
     assert result.recall >= RECALL_AT_LEAST, result
     assert result.fpr <= FPR_AT_MOST, result
+
+
+def test_the_fresh_batches_are_corpus_entries_apart_from_the_gated_parts():
+    # Held-out batches written since (tests/corpus/__init__.py): the same shape of entry, ids of their own,
+    # read by bench/findings.py on their own line and not by the gate above.
+    fresh = load("fresh")
+    assert fresh and all(e.part == "fresh" for e in fresh)
+    assert all(e.label in ("malicious", "benign") and e.category and e.reason for e in fresh)
+    assert not {e.id for e in fresh} & {e.id for e in load()}
+    assert len({e.id for e in fresh}) == len(fresh)

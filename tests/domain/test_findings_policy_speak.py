@@ -10,20 +10,12 @@ from typing import Any
 
 import pytest
 
+from tests.domain.test_findings_business_speak import flagged_codes, tool
 from toolvet.domain.findings import is_flagged, static_findings
-
-
-def tool(description: str, **properties: dict[str, Any]) -> dict[str, Any]:
-    return {"name": "t", "description": description,
-            "inputSchema": {"type": "object", "properties": properties or {"q": {"type": "string"}}}}
 
 
 def param(description: str) -> dict[str, Any]:
     return {"type": "string", "description": description}
-
-
-def flagged_codes(definition: dict[str, Any]) -> set[str]:
-    return {f["code"] for f in static_findings(definition) if f["severity"] != "info"}
 
 
 ATTACKS: dict[str, tuple[dict[str, Any], str]] = {
