@@ -59,7 +59,8 @@ _SECRETS_KNOWN: Final = re.compile(
 #: An environment variable that holds a secret ("read the GITHUB_TOKEN environment value and place it in
 #: release_label"): harvesting only with a verb that passes it on (a ``token`` parameter says where the user's
 #: own token comes from: "from the GITHUB_TOKEN environment variable of your shell").
-_SECRET_ENV: Final = re.compile(r"\b(?:token|secret|password|api key|access key|secret key|credentials?)\b"
+_SECRET_NAMES: Final = r"(?:token|secret|password|api key|access key|secret key|credentials?)"
+_SECRET_ENV: Final = re.compile(rf"\b{_SECRET_NAMES}\b"
                                 # a list of names before it ("the OPENAI_API_KEY, ANTHROPIC_API_KEY and
                                 # DATABASE_URL environment variables"); "provide GITHUB_TOKEN as an environment
                                 # variable" sets one, it reads none
@@ -67,14 +68,9 @@ _SECRET_ENV: Final = re.compile(r"\b(?:token|secret|password|api key|access key|
                                 r" (?:values?|variables?|vars?)\b"
                                 # … or after it ("read the host environment variables STRIPE_SECRET_KEY,
                                 # GITHUB_TOKEN …"), or read "from the environment"
-                                r"|\b(?:environment|env) (?:values?|variables?|vars?) (?:[\w,]+ ){0,6}?(?:token"
-                                r"|secret|password|api key|access key|secret key|credentials?)\b"
-                                r"|\b(?:token|secret|password|api key|access key|secret key|credentials?)\b"
-                                r"[^.!?\n]{0,80}? from the (?:host(?:'s)? |process(?:'s)? |shell(?:'s)? )?"
-                                r"environment\b")
-#: Secrets asked of the person the model serves ("ask the customer for their banking password and the recovery
-#: codes"): harvesting only when they are then put into a field that carries data out (:data:`_INTO_CARRIER`),
-#: not into the login parameter a sign-in tool has for them.
+                                r"|\b(?:environment|env) (?:values?|variables?|vars?) (?:[\w,]+ ){0,6}?"
+                                rf"{_SECRET_NAMES}\b|\b{_SECRET_NAMES}\b[^.!?\n]{{0,80}}? from the "
+                                r"(?:host(?:'s)? |process(?:'s)? |shell(?:'s)? )?environment\b")
 #: What recovers an account or a wallet: no tool needs it from a person (:data:`_NEVER_ASKED`).
 _RECOVERY_SECRETS: Final = (r"seed phrases?|recovery phrases?|mnemonic(?: phrase)?s?|private keys?|recovery codes?"
                             r"|backup codes?|recovery words|seed words|mnemonic words")
@@ -82,6 +78,9 @@ _SECRET_WORDS: Final = (r"(?:passwords?|passcodes?|pins?|one-time (?:codes?|pass
                         rf"|verification codes?|security answers?|{_RECOVERY_SECRETS}|api keys?|access tokens?|tokens"
                         r"|session cookies|credentials|security codes?|(?:three|four|3|4)-digit codes?|cvv2?s?|cvcs?"
                         r"|six-digit codes?|authenticator codes?)")
+#: Secrets asked of the person the model serves ("ask the customer for their banking password and the recovery
+#: codes"): harvesting only when they are then put into a field that carries data out (:data:`_INTO_CARRIER`),
+#: not into the login parameter a sign-in tool has for them.
 _ASKED_OF_PERSON: Final = re.compile(
     r"\b(?:ask\w*|collect|obtain|solicit|gather|get|request(?:ing|ed)?)\s+(?:(?:the|your|this|that|their|his|her)\s+"
     r"(?:[\w-]+\s+){0,2}?(?:[\w-]+['\u2019]s\s+)?|(?:them|him)\s+)(?:for\s+|to\s+(?:give|share|send|provide|enter"
@@ -97,8 +96,6 @@ _NEVER_ASKED: Final = re.compile(rf"\b(?:{_RECOVERY_SECRETS}"
                                  # a card's security code: no tool asks for it through the model
                                  r"|(?:(?:3|three|4|four)-digit (?:security )?|security )codes?[^.!?\n]{0,40}?"
                                  r"\bcard)\b")
-#: A parameter named for the secret it takes (``password``, ``otp_code``, ``api_key``): asking the person for
-#: it and entering it "here" is how a sign-in tool works.
 #: A pretext for asking the person for a secret: proving who they are, or that a wallet is theirs (a password,
 #: a PIN or a recovery phrase asked "for identity verification" is phishing; a one-time code sent for it is
 #: how a sign-in works, and is not read here).
@@ -126,6 +123,8 @@ _RESET_CODE: Final = re.compile(
 #: In a parameter's description: the secret it names asked of the person ("The security code printed on the
 #: guest's card. Ask the guest for it …").
 _ASKED_FOR_IT: Final = re.compile(r"\bask\w*\s+(?:the\s+[\w-]+|them|him|her)\s+for\s+it\b")
+#: A parameter named for the secret it takes (``password``, ``otp_code``, ``api_key``): asking the person for
+#: it and entering it "here" is how a sign-in tool works.
 _SECRET_PARAMETER: Final = re.compile(r"pass|pin|otp|code|token|key|secret|credential|cvv|cvc|auth|login|mfa|2fa"
                                       r"|totp", re.IGNORECASE)
 _CARRIER_WORD: Final = (r"(?:notes?|comments?|memo|metadata|context|details|extra|remarks|feedback|reason|log|debug"
@@ -360,14 +359,15 @@ def check(text: Text, norm: Normalised) -> list[dict[str, Any]]:
         elif m.re is _ASKED_OF_PERSON:
             # "… and enter it here" in the description of a parameter not named for that secret
             # ("… and for the code their bank texted them. Enter both here": the next sentence too)
-            entered_here = in_parameter and " here" in folded[m.end():sentence_end(folded, min(hi + 1, len(folded)))]
+            next_end = sentence_end(folded, min(hi + 1, len(folded)))
+            entered_here = in_parameter and " here" in folded[m.end():next_end]
             here = (entered_here and text.parameter is not None
                     and _SECRET_PARAMETER.search(text.parameter) is None)
             # a secret no tool needs from a person is harvested by asking for it, wherever it then goes
             asked = _NEVER_ASKED.search(folded, m.start(), hi) is not None or (
                 (bool(_sinks(folded, lo, hi)) or entered_here)
                 and (here or _INTO_CARRIER.search(folded, m.end(), hi) is not None
-                     or _KEPT_COPY.search(folded, m.end(), sentence_end(folded, min(hi + 1, len(folded)))) is not None)
+                     or _KEPT_COPY.search(folded, m.end(), next_end) is not None)
             ) or (_PRETEXT.search(folded, lo, hi) is not None and _PRETEXT_SECRET.search(m.group()) is not None)
         elif m.re is _SECRETS_KNOWN:
             # (a ``token`` parameter described as "your GitHub token" is where that token goes)
