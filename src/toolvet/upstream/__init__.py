@@ -5,6 +5,8 @@
   request's server-sent messages go to.
 - ``http``: streamable HTTP on httpx2 (the one HTTP stack), ``streams``: stdio and legacy HTTP+SSE
   over the SDK's transports, both speaking raw JSON-RPC.
+- ``direct`` and ``connections``: the connection pools under every upstream HTTP request (one per
+  origin), their connections on asyncio's own transports, each checked by the SSRF ``guard``.
 - ``pool``: the long-lived sessions forwarded requests use, per (server, caller).
 - ``params``: the ``Mcp-Param-*`` headers a 2026-07-28 ``tools/call`` mirrors from its arguments.
 - ``oauth``: OAuth 2.1 to upstreams on the SDK's client auth: obtaining, refreshing and handing out

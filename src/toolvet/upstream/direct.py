@@ -5,9 +5,8 @@ routing) over httpcore2's connection pool. A forwarded call or a discovery page 
 configured endpoint, and the client layer was a third of toolvet's CPU per call (docs/benchmarks.md).
 :class:`DirectRoute` sends such a POST straight through an ``httpcore2.AsyncConnectionPool`` (one per
 origin, :class:`OriginPools`, as the httpx2 client's :class:`GuardedTransport` keeps them), built
-with its public ``network_backend`` so that each request leaves in one socket write
-(:class:`CoalescingBackend`: httpcore2 writes the request line and headers, then the body; the
-upstream is woken twice for one request otherwise). The answer is handed back as an
+with its public ``network_backend`` (:mod:`toolvet.upstream.connections`: asyncio's own transports,
+each request leaving in one socket write). The answer is handed back as an
 ``httpx2.Response``, so reading it (bodies, httpx2's ``EventSource`` for SSE) is the same code either way.
 
 Everything the client layer is needed for stays on the httpx2 client: a URL a proxy from the
@@ -20,201 +19,31 @@ turned into httpx2's.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
-import select
 import ssl
 import time
 import urllib.request
-import weakref
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 from urllib.parse import urlsplit
 
 import anyio
 import httpcore2
 import httpx2
 
-from toolvet.upstream.guard import AddressGuard, Refused
+from toolvet.upstream.connections import GuardedBackend
+from toolvet.upstream.guard import AddressGuard
 
 __all__ = [
-    "FLUSH_BYTES", "CoalescingBackend", "CoalescingStream", "DirectRoute", "GuardedBackend", "GuardedTransport",
-    "IdleProbe", "OriginPools", "proxy_mounts", "tls_context",
+    "DirectRoute", "GuardedTransport", "OriginPools", "proxy_mounts", "tls_context",
 ]
 
-#: A buffered request goes out at once when it reaches this size.
-FLUSH_BYTES: Final = 64 * 1024
 #: Request URLs whose route is remembered.
 _ROUTES_KEPT: Final = 4096
 _SAFE: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#[]@!$&'()*+,;=%")
-
-
-class IdleProbe:
-    """Whether pooled connections are readable while idle (the server closed them), found for all of a
-    pool's connections with one ``poll`` per turn of the event loop.
-
-    httpcore2's pool asks each idle connection before every request it assigns and after every answer it
-    takes back; asked one socket at a time, that was a system call per idle connection twice per call
-    (after a burst of sixteen calls at once, some thirty per call). The first question in a turn polls
-    every live connection of the pool at once, and the answers hold for the rest of that turn only:
-    nothing is read later than asking one at a time would read it. ``poll`` also takes descriptors past
-    ``select``'s 1,024, which a busy gateway's sockets reach."""
-
-    __slots__ = ("ready", "streams")
-
-    def __init__(self) -> None:
-        self.streams: weakref.WeakSet[CoalescingStream] = weakref.WeakSet()
-        self.ready: frozenset[int] | None = None  # the readable descriptors, this turn
-
-    def readable(self, sock: Any) -> bool:
-        try:
-            fd = sock.fileno()
-        except (OSError, ValueError):
-            return True
-        if fd < 0:
-            return True
-        ready = self.ready
-        if ready is None:
-            ready = self._poll(fd)
-            try:
-                asyncio.get_running_loop().call_soon(self._forget)
-                self.ready = ready
-            except RuntimeError:
-                pass  # no loop to end the turn: not kept
-        return fd in ready
-
-    def _poll(self, fd: int) -> frozenset[int]:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        for stream in list(self.streams):
-            other = stream.socket.fileno() if stream.socket is not None else -1
-            if other >= 0 and other != fd:
-                poller.register(other, select.POLLIN)
-        return frozenset(ready for ready, _ in poller.poll(0))
-
-    def _forget(self) -> None:
-        self.ready = None
-
-
-class CoalescingStream(httpcore2.AsyncNetworkStream):
-    """A network stream whose writes are held until the next read (or until :data:`FLUSH_BYTES`)."""
-
-    def __init__(self, inner: httpcore2.AsyncNetworkStream, probe: IdleProbe) -> None:
-        self.inner = inner
-        # Looked up once: the pool asks every idle connection "is_readable" (did the server close it?)
-        # at each request, and the stream's own answer builds anyio's whole attribute map each time.
-        sock = inner.get_extra_info("socket")
-        self.socket = sock if callable(getattr(sock, "fileno", None)) else None
-        self.probe = probe  # its pool's: shared by every connection of the pool
-        if self.socket is not None:
-            self.probe.streams.add(self)
-        self.pending: list[bytes] = []
-        self.size = 0
-        self.writes = 0  # socket writes issued (tests)
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if not buffer:
-            return
-        self.pending.append(buffer)
-        self.size += len(buffer)
-        if self.size >= FLUSH_BYTES:
-            await self.flush(timeout)
-
-    async def flush(self, timeout: float | None = None) -> None:
-        """Send what is buffered, in one write."""
-        if not self.pending:
-            return
-        data = self.pending[0] if len(self.pending) == 1 else b"".join(self.pending)
-        self.pending.clear()
-        self.size = 0
-        self.writes += 1
-        await self.inner.write(data, timeout)
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        await self.flush(timeout)
-        return await self.inner.read(max_bytes, timeout)
-
-    async def aclose(self) -> None:
-        self.pending.clear()
-        self.probe.streams.discard(self)
-        await self.inner.aclose()
-
-    async def start_tls(
-        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
-    ) -> httpcore2.AsyncNetworkStream:
-        await self.flush(timeout)
-        self.probe.streams.discard(self)
-        return CoalescingStream(await self.inner.start_tls(ssl_context, server_hostname, timeout), self.probe)
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "is_readable" and self.socket is not None:
-            # readable while idle: the server closed it (or sent what it should not have)
-            return self.probe.readable(self.socket)
-        return self.inner.get_extra_info(info)
-
-
-class GuardedBackend(httpcore2.AsyncNetworkBackend):
-    """httpcore2's anyio backend, connecting only to addresses the :class:`AddressGuard` allows: the
-    name is resolved here and the connection made to an allowed address (TLS still verifies and sends
-    the name). A refusal is httpcore2's ``ConnectError``, saying which address and why."""
-
-    def __init__(self, guard: AddressGuard) -> None:
-        self.guard = guard
-        self.inner = httpcore2.AnyIOBackend()
-
-    async def connect_tcp(
-        self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore2.AsyncNetworkStream:
-        try:
-            with anyio.fail_after(timeout):
-                addresses = await self.guard.addresses(host, port)
-        except (Refused, OSError) as exc:
-            raise httpcore2.ConnectError(str(exc)) from exc
-        except TimeoutError as exc:
-            raise httpcore2.ConnectTimeout(f"resolving {host} timed out") from exc
-        failure: Exception | None = None
-        for address in addresses:
-            try:
-                return await self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
-            except httpcore2.ConnectError as exc:
-                failure = exc
-        assert failure is not None
-        raise failure
-
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore2.AsyncNetworkStream:
-        return await self.inner.connect_unix_socket(path, timeout, socket_options)
-
-    async def sleep(self, seconds: float) -> None:
-        await self.inner.sleep(seconds)
-
-
-class CoalescingBackend(httpcore2.AsyncNetworkBackend):
-    """A backend handing out :class:`CoalescingStream` connections of the (guarded) backend it wraps."""
-
-    def __init__(self, inner: httpcore2.AsyncNetworkBackend) -> None:
-        self.inner = inner
-        self.probe = IdleProbe()
-
-    async def connect_tcp(
-        self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore2.AsyncNetworkStream:
-        return CoalescingStream(await self.inner.connect_tcp(host, port, timeout, local_address, socket_options),
-                                self.probe)
-
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore2.AsyncNetworkStream:
-        return CoalescingStream(await self.inner.connect_unix_socket(path, timeout, socket_options), self.probe)
-
-    async def sleep(self, seconds: float) -> None:
-        await self.inner.sleep(seconds)
 
 
 class _Body(httpx2.AsyncByteStream):
@@ -369,8 +198,7 @@ class DirectRoute:
     def __init__(self, guard: AddressGuard, *, max_connections: int | None = 256,
                  max_keepalive_connections: int = 256, keepalive_expiry: float = 4.0) -> None:
         backend = GuardedBackend(guard)
-        # Each origin's pool its own coalescing backend: its idle-connection probe polls that origin's only.
-        self.pools = OriginPools(lambda: CoalescingBackend(backend), max_connections=max_connections,
+        self.pools = OriginPools(lambda: backend, max_connections=max_connections,
                                  max_keepalive_connections=max_keepalive_connections,
                                  keepalive_expiry=keepalive_expiry)
         self._routes: dict[str, _Route | None] = {}

@@ -6,7 +6,7 @@ metadata and credentials) and the cloud metadata names are never reached; loopba
 ranges are (internal MCP servers are the common case) unless ``TOOLVET_UPSTREAM_DENY`` lists them.
 
 The check runs on the **resolved address at connect time**, in the network backend every upstream
-HTTP connection of toolvet is made through (``upstream.direct``): a name that resolved to an allowed
+HTTP connection of toolvet is made through (``upstream.connections``): a name that resolved to an allowed
 address when it was registered and to a denied one later (DNS rebinding), and every numeric spelling
 of an address (``0x7f000001``, ``2130706433``, ``127.1``, ``::ffff:169.254.169.254``), meet the same check,
 because the resolver turns them all into the address that would be connected to.
