@@ -4,8 +4,8 @@ httpcore2 speaks HTTP (h11) over a *network backend*, a public extension point: 
 connection and reads and writes bytes on it. Its default backend goes through anyio's socket stream,
 which for every read resumes the transport's reading and pauses it again (two ``epoll_ctl`` system calls
 under uvloop), yields to the event loop once more, and enters a cancel scope for the timeout; every
-write does the last two as well. On the gateway's path that was a fifth of ``toolvet serve``'s CPU for
-a call (docs/benchmarks.md, Gateway, Round 14).
+write does the last two as well. Under the gateway benchmark those reads and writes were 15 % of
+``toolvet serve``'s busy samples (docs/benchmarks.md, Gateway, Round 14).
 
 Here a connection is an :class:`asyncio.Protocol` that keeps whatever arrives in a buffer (reading is
 paused only while more than :data:`READ_LIMIT` bytes wait unread). A read takes from the buffer, or waits
