@@ -182,6 +182,19 @@ async def test_a_write_the_peer_never_reads_times_out_as_httpcore2_s_write_timeo
                 await stream.write(b"x" * (256 * 1024), timeout=0.2)
 
 
+async def test_a_connection_closed_with_bytes_the_peer_never_took_is_dropped_at_once() -> None:
+    async with connections(1) as pairs:
+        stream, _ = pairs[0]
+        with pytest.raises(httpcore2.WriteTimeout):
+            for _ in range(256):
+                await stream.write(b"x" * (256 * 1024), timeout=0.2)
+        assert stream.transport.get_write_buffer_size() > 0
+        await stream.aclose()
+        await anyio.sleep(0.05)
+        # closed, not left open waiting for a reader that never comes (the socket and its buffer freed)
+        assert stream.receiver.ended and stream.transport.is_closing()
+
+
 async def test_a_refused_connection_is_httpcore2_s_connect_error() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

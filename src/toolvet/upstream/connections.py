@@ -165,7 +165,12 @@ class Connection(httpcore2.AsyncNetworkStream):
 
     async def aclose(self) -> None:
         self.held.clear()
-        self.transport.close()
+        if self.transport.get_write_buffer_size():
+            # Bytes the peer has not taken: close() would wait for them as long as it never reads (a
+            # hostile upstream kept the socket open for ever); the connection is dropped instead.
+            self.transport.abort()
+        else:
+            self.transport.close()
 
     async def start_tls(
         self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
