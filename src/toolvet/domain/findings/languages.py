@@ -21,10 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Final
 
-from toolvet.domain.findings.finding import Severity, finding
+from toolvet.domain.findings.finding import CompiledOnUse, Severity, finding
 from toolvet.domain.findings.scripts import (
     NATIVE_SCRIPT,
     Native,
@@ -353,7 +352,7 @@ _MARKUP_PATTERNS: Final = (
 
 
 @dataclass(frozen=True)
-class _Rule:
+class _Rule(CompiledOnUse):
     code: str
     label: str
     #: The expression as written; compiled on the rule's first use (:attr:`pattern`).
@@ -364,12 +363,6 @@ class _Rule:
     gate: str
     #: A "without telling" rule: excused after a negation in the same sentence.
     without: bool = False
-
-    @cached_property
-    def pattern(self) -> re.Pattern[str]:
-        """The compiled expression, compiled when a text first opens the rule's gate (as
-        :attr:`.phrases._Rule.pattern`, so a process meeting only clean text compiles none)."""
-        return re.compile(self.source)
 
 
 _SCRIPTS: Final = {

@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Final
 
 from toolvet.domain.findings.context import mentioned, sentence_end, sentence_start
-from toolvet.domain.findings.finding import Severity, finding
+from toolvet.domain.findings.finding import CompiledOnUse, Severity, finding
 from toolvet.domain.findings.paraphrases import OVERRIDES
 from toolvet.domain.findings.paraphrases_calls import CALLS
 from toolvet.domain.findings.paraphrases_concealment import (
@@ -57,7 +56,7 @@ _VOID = (r"(?:no longer (?:appl(?:y|ies)|valid|hold|holds|matter|matters|in effe
 
 
 @dataclass(frozen=True)
-class _Rule:
+class _Rule(CompiledOnUse):
     code: str
     severity: Severity
     label: str
@@ -75,14 +74,6 @@ class _Rule:
     #: Read only in a schema's values (``enum``, ``const``, ``default``, ``examples``, ``pattern``): machine
     #: values, where a note to the model has no business (a description may well speak to it).
     values_only: bool = False
-
-    @cached_property
-    def pattern(self) -> re.Pattern[str]:
-        """The compiled expression. Compiled when a text first needs the rule, not when the module loads: the
-        screen spares clean definitions every rule, so a process that only meets clean ones (a discovery
-        writer over a fleet of plain tools) compiles none of them, where compiling all of them took a third
-        of a second of its first finding."""
-        return re.compile(self.source)
 
 
 def _rule(code: str, label: str, rx: str, severity: Severity = "high", *, own_text_only: bool = False,
