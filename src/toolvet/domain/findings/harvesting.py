@@ -265,9 +265,17 @@ _THIRD_PARTY: Final = frozenset({"user", "users", "they", "he", "she", "customer
 _ABLE: Final = frozenset({"can", "could", "may", "might", "will", "would"})
 
 
+#: Words that make the verb before them part of a name ("the Python copy module", "the send method").
+_NOUN_AFTER: Final = frozenset({"module", "modules", "method", "methods", "button", "buttons", "semantics",
+                                "constructor"})
+
+
 def _imperative(folded: str, m: re.Match[str]) -> bool:
     before = folded[max(0, m.start() - 24):m.start()].split()
     if len(before) >= 2 and before[-1] in _ABLE and before[-2] in _THIRD_PARTY:
+        return False
+    after = folded[m.end():m.end() + 14].split()
+    if after and after[0] in _NOUN_AFTER:
         return False
     # a path's part, its "_" read as a space: "~/.ssh/hr_sync_ed25519" holds no verb
     return not before or (before[-1] not in _NOUN_BEFORE and "/" not in before[-1])

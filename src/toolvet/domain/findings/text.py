@@ -2,14 +2,16 @@
 
 NFKC (fullwidth and mathematical letters become plain ones), marks dropped, format, bidirectional, tag,
 private-use and control characters removed (and described, see :mod:`.hidden`), confusable letters folded
-to the Latin letter they imitate (``confusable-homoglyphs``, the Unicode confusables data), letters lower-
-cased, ``_`` read as a space and whitespace collapsed (a newline is kept as one, for line-anchored rules).
+to the Latin letter they imitate (``confusable-homoglyphs``, the Unicode confusables data), Markdown's
+emphasis marks dropped, letters lower-cased, ``_`` read as a space and whitespace collapsed (a newline is
+kept as one, for line-anchored rules, unless it only wraps a sentence).
 Every character of the result knows the index of the original character it came from, so a match is
 reported as the original span.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,6 +20,7 @@ from typing import Any, Final
 from toolvet.domain.findings.hidden import Hidden, is_hidden, note_hidden
 
 _SPACE_LIKE: Final = frozenset(" \t\r\f\v")
+_LINE_BREAKS: Final = frozenset("\n\u2028\u2029\x85")
 #: The ordinal indicators ("nº 3", "1ª"): Latin-script letters, though their names do not say so.
 _ORDINALS: Final = frozenset("\u00aa\u00ba")
 #: What reads as a space in a word (``_``) and in a key (also ``-`` and ``.``). Replaced with
@@ -111,7 +114,7 @@ def collapse_space(chars: list[str], origin: list[int], ch: str, at: int) -> boo
     index to ``origin``) as one space per run, a line break kept as one."""
     if not (ch in _SPACE_LIKE or ch == "\n" or ch.isspace()):
         return False
-    sep = "\n" if ch in "\n\u2028\u2029\x85" else " "
+    sep = "\n" if ch in _LINE_BREAKS else " "
     if chars and chars[-1] in " \n":
         if sep == "\n":
             chars[-1] = "\n"
@@ -121,9 +124,53 @@ def collapse_space(chars: list[str], origin: list[int], ch: str, at: int) -> boo
     return True
 
 
+#: Markdown's emphasis: one or two ``*`` or ``_`` opening a word (after no word character) and the same
+#: closing a word later on the line (before none). Dropped, as a reader of the rendered text never sees
+#: them: ``**ignore** previous instructions`` reads as the words it emphasises. A mark without its pair
+#: (``*args``, ``_private``), a longer run (a banner's ``***``) and a mark inside a word (``send_email``,
+#: ``2*3``) stay.
+_EMPHASIS: Final = re.compile(r"(?<![\w*])(\*{1,2}|_{1,2})(?=[^\W_])[^\n]*?(?<=[^\W_])(\1)(?![\w*])")
+#: What a line wrapped inside a sentence ends with: a word's last character, or punctuation within a
+#: sentence. Anything else (a sentence's end, a colon, a heading's underline ``-----``) keeps the break.
+_WRAPS_AFTER: Final = frozenset(",)'\"\u2019\u201d")
+#: How a path opens (``~/.ssh/config``, ``/etc/passwd``), where a wrapped line may start.
+_PATH_STARTS: Final = frozenset("~/")
+
+
 def _plain(text: str) -> bool:
     # ASCII without a character the loop would change: then folded is text.lower() and origin the identity.
-    return text.isascii() and text.isprintable() and "  " not in text
+    return (text.isascii() and text.isprintable() and "  " not in text
+            and (("*" not in text and "_" not in text) or _EMPHASIS.search(text) is None))
+
+
+def _emphasis_marks(text: str) -> frozenset[int]:
+    """The indexes of ``text``'s emphasis marks (:data:`_EMPHASIS`)."""
+    if "*" not in text and "_" not in text:
+        return frozenset()
+    return frozenset(i for m in _EMPHASIS.finditer(text) for group in (1, 2) for i in range(*m.span(group)))
+
+
+def _join_wrapped_lines(chars: list[str], line_breaks: list[int]) -> list[int]:
+    """Read a line break inside a sentence as the space it stands for: text wrapped at a width (a
+    docstring, a description written in an editor) breaks a sentence anywhere, and a rule that reads a
+    sentence, or a quotation in it, must read it whole. A break is joined only after a word (or a comma,
+    a closing bracket or quote) and before a lower-case letter, a digit or a path (``~/.ssh``); a word
+    broken at its hyphen (``example-`` then ``cdn.net``) is joined without the space (the positions
+    returned, to be taken out). A break is kept (for line-anchored rules: role lines, list items,
+    headings) after a sentence's end or a colon, before a line that opens with anything else, and where
+    the text had a blank line. ``line_breaks``: the positions in ``chars`` of single line breaks."""
+    removed: list[int] = []
+    for at in line_breaks:
+        if not 0 < at < len(chars) - 1:
+            continue
+        before, after = chars[at - 1], chars[at + 1]
+        if not (after.islower() or after.isdigit() or after in _PATH_STARTS):
+            continue
+        if before.isalnum() or before in _WRAPS_AFTER:
+            chars[at] = " "
+        elif before == "-" and at > 1 and chars[at - 2].isalnum() and after.isalnum():
+            removed.append(at)
+    return removed
 
 
 def normalise(text: str, *, key: bool = False) -> Normalised:
@@ -137,11 +184,25 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
     hidden: Hidden | None = None
     mixed: list[int] = []
     folded_at: list[int] = []  # output positions of non-ASCII letters folded to ASCII
+    emphasis = _emphasis_marks(text)
+    line_breaks: list[int] = []  # positions in chars of runs of whitespace with one line break (not a blank line)
+    run_at, run_breaks = -1, 0  # the whitespace run a line break was last read in, and how many it holds
     for i, ch in enumerate(text):
+        if i in emphasis:
+            continue
         if is_hidden(ch, text, i):
             hidden = note_hidden(hidden, ch, text, i)
             continue
         if collapse_space(chars, origin, ch, i):
+            if ch in _LINE_BREAKS:
+                at = len(chars) - 1  # the run's one character in chars
+                if at != run_at:
+                    run_at, run_breaks = at, 0
+                run_breaks += 1
+                if run_breaks == 1:
+                    line_breaks.append(at)
+                elif run_breaks == 2:
+                    line_breaks.pop()  # a blank line: a paragraph's end
             continue
         out = ch if ch.isascii() else _fold(ch)
         # Only a letter of another script imitates a Latin one: a sign that folds to a letter (U+00D7, the
@@ -152,6 +213,7 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
         for c in out:
             chars.append(c)
             origin.append(i)
+    joined = _join_wrapped_lines(chars, line_breaks)
     cased = "".join(chars)
     if folded_at:
         for at in folded_at:
@@ -164,6 +226,10 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
             if any(text[origin[j]].isascii() and text[origin[j]].isalpha()
                    for j in range(a, b + 1)) and word.isascii():
                 mixed.append(origin[at])
+    if joined:
+        gone = set(joined)
+        origin = [o for k, o in enumerate(origin) if k not in gone]
+        cased = "".join(c for k, c in enumerate(chars) if k not in gone)
     lowered = _spaced("".join(c.lower() if len(c.lower()) == 1 else c for c in cased), breaks)
     return Normalised(text, lowered, cased, tuple(origin), hidden, tuple(mixed))
 
