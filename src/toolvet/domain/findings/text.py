@@ -137,10 +137,50 @@ _WRAPS_AFTER: Final = frozenset(",)'\"\u2019\u201d")
 _PATH_STARTS: Final = frozenset("~/")
 
 
+#: The model named in the third person ("the assistant was told …", "the AI's instructions"), read as the
+#: "you" every rule is written for, its verb agreeing ("you were told", "your instructions").
+_THIRD_PERSON: Final = re.compile(
+    r"\bthe (?:ai assistant|assistant|ai|llm|(?:large )?language model|chatbot)\b"
+    r"(?P<tail>'s\b| (?:is|was|has|does|isn't|wasn't|hasn't|doesn't)\b)?"
+)
+_AGREEING: Final = {"'s": "r", " is": " are", " was": " were", " has": " have", " does": " do",
+                    " isn't": " aren't", " wasn't": " weren't", " hasn't": " haven't", " doesn't": " don't"}
+#: Words one of which :data:`_THIRD_PERSON` needs (cheaper to look for than to run it on every text).
+_THIRD_PERSON_WORDS: Final = ("assistant", " ai", "llm", "language model", "chatbot")
+
+
 def _plain(text: str) -> bool:
     # ASCII without a character the loop would change: then folded is text.lower() and origin the identity.
     return (text.isascii() and text.isprintable() and "  " not in text
             and (("*" not in text and "_" not in text) or _EMPHASIS.search(text) is None))
+
+
+def names_the_model(lowered: str) -> bool:
+    """Whether ``lowered`` (lower-case text) names the model in the third person (:data:`_THIRD_PERSON`)."""
+    return "the " in lowered and any(word in lowered for word in _THIRD_PERSON_WORDS) and \
+        _THIRD_PERSON.search(lowered) is not None
+
+
+def _as_you(cased: str, origin: list[int]) -> tuple[str, list[int]]:
+    """``cased`` with the model named in the third person read as "you" (:data:`_THIRD_PERSON`); each
+    character put in comes from the start of what it replaces, its last from the end."""
+    lowered = cased.lower() if len(cased.lower()) == len(cased) else cased
+    if not names_the_model(lowered):
+        return cased, origin
+    out: list[str] = []
+    where: list[int] = []
+    last = 0
+    for m in _THIRD_PERSON.finditer(lowered):
+        out.append(cased[last:m.start()])
+        where += origin[last:m.start()]
+        tail = m.group("tail")
+        said = "you" + (_AGREEING[tail] if tail else "")
+        out.append(said)
+        where += [origin[m.start()]] * (len(said) - 1) + [origin[m.end() - 1]]
+        last = m.end()
+    out.append(cased[last:])
+    where += origin[last:]
+    return "".join(out), where
 
 
 def _emphasis_marks(text: str) -> frozenset[int]:
@@ -173,11 +213,12 @@ def _join_wrapped_lines(chars: list[str], line_breaks: list[int]) -> list[int]:
     return removed
 
 
-def normalise(text: str, *, key: bool = False) -> Normalised:
+def normalise(text: str, *, key: bool = False, as_you: bool = False) -> Normalised:
     """Normalise ``text``. ``_`` reads as a space in ``folded`` (``do_not_tell``); in a key (a property
-    name) ``-`` and ``.`` do too. ``cased`` keeps them (key formats and base64 need them)."""
+    name) ``-`` and ``.`` do too. ``cased`` keeps them (key formats and base64 need them). ``as_you``: the
+    model named in the third person reads as "you" (a second reading, :func:`names_the_model`)."""
     breaks = _KEY_BREAKS if key else _WORD_BREAKS
-    if _plain(text):
+    if _plain(text) and not as_you:
         return Normalised(text, _spaced(text.lower(), breaks), text, None, None)
     chars: list[str] = []
     origin: list[int] = []
@@ -230,6 +271,8 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
         gone = set(joined)
         origin = [o for k, o in enumerate(origin) if k not in gone]
         cased = "".join(c for k, c in enumerate(chars) if k not in gone)
+    if as_you:
+        cased, origin = _as_you(cased, origin)
     lowered = _spaced("".join(c.lower() if len(c.lower()) == 1 else c for c in cased), breaks)
     return Normalised(text, lowered, cased, tuple(origin), hidden, tuple(mixed))
 
