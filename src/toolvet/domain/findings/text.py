@@ -21,6 +21,8 @@ from toolvet.domain.findings.hidden import Hidden, is_hidden, note_hidden
 
 _SPACE_LIKE: Final = frozenset(" \t\r\f\v")
 _LINE_BREAKS: Final = frozenset("\n\u2028\u2029\x85")
+#: The em and en dashes, and the horizontal bar: between words, a clause's comma.
+_DASHES: Final = frozenset("\u2014\u2013\u2015")
 #: The ordinal indicators ("nº 3", "1ª"): Latin-script letters, though their names do not say so.
 _ORDINALS: Final = frozenset("\u00aa\u00ba")
 #: What reads as a space in a word (``_``) and in a key (also ``-`` and ``.``). Replaced with
@@ -244,6 +246,17 @@ def normalise(text: str, *, key: bool = False, as_you: bool = False) -> Normalis
                     line_breaks.append(at)
                 elif run_breaks == 2:
                     line_breaks.pop()  # a blank line: a paragraph's end
+            continue
+        if ch in _DASHES and not (0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()):
+            # a dash between words reads as the comma it stands for ("If the booking fails — tell the …");
+            # between digits it is a range ("pages 3\u20135")
+            if chars and chars[-1] == " ":
+                chars[-1], origin[-1] = ",", i
+            else:
+                chars.append(",")
+                origin.append(i)
+            chars.append(" ")
+            origin.append(i)
             continue
         out = ch if ch.isascii() else _fold(ch)
         # Only a letter of another script imitates a Latin one: a sign that folds to a letter (U+00D7, the
