@@ -18,7 +18,7 @@ from toolvet.domain.findings.headers import ANNOTATION, header_findings
 from toolvet.domain.findings.hidden import Hidden
 from toolvet.domain.findings.screen import FAMILIES, needed
 from toolvet.domain.findings.strings import Text, texts
-from toolvet.domain.findings.text import Normalised, names_the_model, normalise
+from toolvet.domain.findings.text import Normalised, normalise, reads_twice
 from toolvet.domain.names import TOOL_NAME_PATTERN, is_conventional_tool_name
 from toolvet.jsontext import compact
 
@@ -89,12 +89,13 @@ def check_text(text: Text) -> list[dict[str, Any]]:
                              "a word mixes Latin letters with look-alike letters of another script", text.path,
                              span=(at, at + 1), evidence=norm.original[max(0, at - 12):at + 12]))
     found += _text_rules(text, norm, families)
-    if names_the_model(norm.folded):
+    if reads_twice(norm.folded):
         # A second reading with the model named as "you", the addressee every rule is written for ("the
-        # assistant was told …" as "you were told …"); it adds the codes the first did not raise.
-        you = normalise(text.value, key=text.key, as_you=True)
+        # assistant was told …" as "you were told …"), and negations spelled out ("isn't to be" as "is not
+        # to be"); it adds the codes the first did not raise.
+        again = normalise(text.value, key=text.key, second=True)
         raised = _flagged(found)
-        found += [f for f in _text_rules(text, you, families | needed(you.folded))
+        found += [f for f in _text_rules(text, again, families | needed(again.folded))
                   if f["severity"] != "info" and f["code"] not in raised]
     return found
 

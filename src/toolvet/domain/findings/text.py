@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -143,7 +144,7 @@ _PATH_STARTS: Final = frozenset("~/")
 #: "you" every rule is written for, its verb agreeing ("you were told", "your instructions").
 _THIRD_PERSON: Final = re.compile(
     r"\bthe (?:ai assistant|assistant|ai|llm|(?:large )?language model|chatbot)\b"
-    r"(?P<tail>'s\b| (?:is|was|has|does|isn't|wasn't|hasn't|doesn't)\b)?"
+    r"(?P<tail>['\u2019]s\b| (?:is|was|has|does|isn['\u2019]t|wasn['\u2019]t|hasn['\u2019]t|doesn['\u2019]t)\b)?"
 )
 _AGREEING: Final = {"'s": "r", " is": " are", " was": " were", " has": " have", " does": " do",
                     " isn't": " aren't", " wasn't": " weren't", " hasn't": " haven't", " doesn't": " don't"}
@@ -157,29 +158,55 @@ def _plain(text: str) -> bool:
             and (("*" not in text and "_" not in text) or _EMPHASIS.search(text) is None))
 
 
-def names_the_model(lowered: str) -> bool:
-    """Whether ``lowered`` (lower-case text) names the model in the third person (:data:`_THIRD_PERSON`)."""
+#: A negation or "you are" contracted ("isn't", "mustn't", "can't", "you're"), spelled out in the second
+#: reading: a rule written for "is not to be" reads "isn't to be" the same.
+_CONTRACTED: Final = re.compile(
+    r"\b(?:(?P<verb>is|are|was|were|do|does|did|has|have|had|must|should|would|could|need)n['\u2019]t"
+    r"|(?P<can>ca)n['\u2019]t|(?P<will>wo)n['\u2019]t|(?P<who>you|they|we)['\u2019]re)\b"
+)
+
+
+def reads_twice(lowered: str) -> bool:
+    """Whether ``lowered`` (lower-case text) earns a second reading: it names the model in the third person
+    (:data:`_THIRD_PERSON`) or contracts a negation (:data:`_CONTRACTED`)."""
+    if ("n't" in lowered or "'re" in lowered or "\u2019" in lowered) and _CONTRACTED.search(lowered):
+        return True
     return "the " in lowered and any(word in lowered for word in _THIRD_PERSON_WORDS) and \
         _THIRD_PERSON.search(lowered) is not None
 
 
-def _as_you(cased: str, origin: list[int]) -> tuple[str, list[int]]:
-    """``cased`` with the model named in the third person read as "you" (:data:`_THIRD_PERSON`); each
-    character put in comes from the start of what it replaces, its last from the end."""
+def _as_you(m: re.Match[str]) -> str:
+    tail = m.group("tail")
+    return "you" + (_AGREEING[tail.replace("\u2019", "'")] if tail else "")
+
+
+def _spelled_out(m: re.Match[str]) -> str:
+    if m.group("verb"):
+        return f"{m.group('verb')} not"
+    if m.group("can"):
+        return "cannot"
+    if m.group("will"):
+        return "will not"
+    return f"{m.group('who')} are"
+
+
+def _rewritten(cased: str, origin: list[int], pattern: re.Pattern[str],
+               said: Callable[[re.Match[str]], str]) -> tuple[str, list[int]]:
+    """``cased`` with each match of ``pattern`` (read lower-case) put as ``said`` puts it; each character
+    put in comes from the start of what it replaces, its last from the end."""
     lowered = cased.lower() if len(cased.lower()) == len(cased) else cased
-    if not names_the_model(lowered):
-        return cased, origin
     out: list[str] = []
     where: list[int] = []
     last = 0
-    for m in _THIRD_PERSON.finditer(lowered):
+    for m in pattern.finditer(lowered):
         out.append(cased[last:m.start()])
         where += origin[last:m.start()]
-        tail = m.group("tail")
-        said = "you" + (_AGREEING[tail] if tail else "")
-        out.append(said)
-        where += [origin[m.start()]] * (len(said) - 1) + [origin[m.end() - 1]]
+        words = said(m)
+        out.append(words)
+        where += [origin[m.start()]] * (len(words) - 1) + [origin[m.end() - 1]]
         last = m.end()
+    if not out:
+        return cased, origin
     out.append(cased[last:])
     where += origin[last:]
     return "".join(out), where
@@ -215,12 +242,13 @@ def _join_wrapped_lines(chars: list[str], line_breaks: list[int]) -> list[int]:
     return removed
 
 
-def normalise(text: str, *, key: bool = False, as_you: bool = False) -> Normalised:
+def normalise(text: str, *, key: bool = False, second: bool = False) -> Normalised:
     """Normalise ``text``. ``_`` reads as a space in ``folded`` (``do_not_tell``); in a key (a property
-    name) ``-`` and ``.`` do too. ``cased`` keeps them (key formats and base64 need them). ``as_you``: the
-    model named in the third person reads as "you" (a second reading, :func:`names_the_model`)."""
+    name) ``-`` and ``.`` do too. ``cased`` keeps them (key formats and base64 need them). ``second``: the
+    second reading (:func:`reads_twice`), the model named in the third person read as "you" (the verb
+    after it agreeing) and contracted negations spelled out."""
     breaks = _KEY_BREAKS if key else _WORD_BREAKS
-    if _plain(text) and not as_you:
+    if _plain(text) and not second:
         return Normalised(text, _spaced(text.lower(), breaks), text, None, None)
     chars: list[str] = []
     origin: list[int] = []
@@ -284,8 +312,9 @@ def normalise(text: str, *, key: bool = False, as_you: bool = False) -> Normalis
         gone = set(joined)
         origin = [o for k, o in enumerate(origin) if k not in gone]
         cased = "".join(c for k, c in enumerate(chars) if k not in gone)
-    if as_you:
-        cased, origin = _as_you(cased, origin)
+    if second:
+        cased, origin = _rewritten(cased, origin, _THIRD_PERSON, _as_you)
+        cased, origin = _rewritten(cased, origin, _CONTRACTED, _spelled_out)
     lowered = _spaced("".join(c.lower() if len(c.lower()) == 1 else c for c in cased), breaks)
     return Normalised(text, lowered, cased, tuple(origin), hidden, tuple(mixed))
 
