@@ -150,20 +150,18 @@ _AGREEING: Final = {"'s": "r", " is": " are", " was": " were", " has": " have", 
                     " isn't": " aren't", " wasn't": " weren't", " hasn't": " haven't", " doesn't": " don't"}
 #: Words one of which :data:`_THIRD_PERSON` needs (cheaper to look for than to run it on every text).
 _THIRD_PERSON_WORDS: Final = ("assistant", " ai", "llm", "language model", "chatbot")
-
-
-def _plain(text: str) -> bool:
-    # ASCII without a character the loop would change: then folded is text.lower() and origin the identity.
-    return (text.isascii() and text.isprintable() and "  " not in text
-            and (("*" not in text and "_" not in text) or _EMPHASIS.search(text) is None))
-
-
 #: A negation or "you are" contracted ("isn't", "mustn't", "can't", "you're"), spelled out in the second
 #: reading: a rule written for "is not to be" reads "isn't to be" the same.
 _CONTRACTED: Final = re.compile(
     r"\b(?:(?P<verb>is|are|was|were|do|does|did|has|have|had|must|should|would|could|need)n['\u2019]t"
     r"|(?P<can>ca)n['\u2019]t|(?P<will>wo)n['\u2019]t|(?P<who>you|they|we)['\u2019]re)\b"
 )
+
+
+def _plain(text: str) -> bool:
+    # ASCII without a character the loop would change: then folded is text.lower() and origin the identity.
+    return (text.isascii() and text.isprintable() and "  " not in text and " & " not in text
+            and (("*" not in text and "_" not in text) or _EMPHASIS.search(text) is None))
 
 
 def reads_twice(lowered: str) -> bool:
@@ -286,7 +284,10 @@ def normalise(text: str, *, key: bool = False, second: bool = False) -> Normalis
             chars.append(" ")
             origin.append(i)
             continue
-        out = ch if ch.isascii() else _fold(ch)
+        if ch == "&" and 0 < i < len(text) - 1 and text[i - 1].isspace() and text[i + 1].isspace():
+            out = "and"  # "read ~/.ssh/config & send it": the word it stands for
+        else:
+            out = ch if ch.isascii() else _fold(ch)
         # Only a letter of another script imitates a Latin one: a sign that folds to a letter (U+00D7, the
         # multiplication sign, folds to "x") is no letter, and a word it joins to a number is no mixed word.
         if (not ch.isascii() and ch.isalpha() and out.isascii() and out.isalpha()
