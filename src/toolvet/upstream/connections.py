@@ -88,9 +88,9 @@ class _Receiver(asyncio.Protocol):
             waiter.set_result(None)
 
 
-def _expire(waiter: asyncio.Future[None], exc: Exception) -> None:
+def _expire(waiter: asyncio.Future[None], expired: type[httpcore2.TimeoutException], timeout: float) -> None:
     if not waiter.done():
-        waiter.set_exception(exc)
+        waiter.set_exception(expired(f"timed out after {timeout:g} s"))
 
 
 class Connection(httpcore2.AsyncNetworkStream):
@@ -107,13 +107,12 @@ class Connection(httpcore2.AsyncNetworkStream):
         if self.held:
             await self.flush(timeout)
         receiver = self.receiver
+        while not receiver.chunks and not receiver.ended:  # woken for room to write too: not the end
+            await self._wait(timeout, httpcore2.ReadTimeout)
         if not receiver.chunks:
-            if not receiver.ended:
-                await self._wait(timeout, httpcore2.ReadTimeout)
-            if not receiver.chunks:
-                if receiver.failure is not None:
-                    raise httpcore2.ReadError(str(receiver.failure) or "the connection broke") from receiver.failure
-                return b""  # the end of the stream
+            if receiver.failure is not None:
+                raise httpcore2.ReadError(str(receiver.failure) or "the connection broke") from receiver.failure
+            return b""  # the end of the stream
         chunk = receiver.chunks.popleft()
         if len(chunk) > max_bytes:
             receiver.chunks.appendleft(chunk[max_bytes:])
@@ -155,7 +154,7 @@ class Connection(httpcore2.AsyncNetworkStream):
         waiter = self.receiver.waiter = loop.create_future()
         timer = None
         if timeout is not None:
-            timer = loop.call_later(timeout, _expire, waiter, expired(f"timed out after {timeout:g} s"))
+            timer = loop.call_later(timeout, _expire, waiter, expired, timeout)
         try:
             await waiter
         finally:
