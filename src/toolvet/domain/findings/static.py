@@ -18,7 +18,7 @@ from toolvet.domain.findings.headers import ANNOTATION, header_findings
 from toolvet.domain.findings.hidden import Hidden
 from toolvet.domain.findings.screen import FAMILIES, needed
 from toolvet.domain.findings.strings import Text, texts
-from toolvet.domain.findings.text import Normalised, normalise, reads_twice
+from toolvet.domain.findings.text import Normalised, normalise, read_again, reads_twice
 from toolvet.domain.names import TOOL_NAME_PATTERN, is_conventional_tool_name
 from toolvet.jsontext import compact
 
@@ -93,7 +93,7 @@ def check_text(text: Text) -> list[dict[str, Any]]:
         # A second reading with the model named as "you", the addressee every rule is written for ("the
         # assistant was told …" as "you were told …"), and negations spelled out ("isn't to be" as "is not
         # to be"); it adds the codes the first did not raise.
-        again = normalise(text.value, key=text.key, second=True)
+        again = read_again(norm, key=text.key)
         raised = _flagged(found)
         found += [f for f in _text_rules(text, again, families | needed(again.folded))
                   if f["severity"] != "info" and f["code"] not in raised]

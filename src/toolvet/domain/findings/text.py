@@ -240,13 +240,11 @@ def _join_wrapped_lines(chars: list[str], line_breaks: list[int]) -> list[int]:
     return removed
 
 
-def normalise(text: str, *, key: bool = False, second: bool = False) -> Normalised:
+def normalise(text: str, *, key: bool = False) -> Normalised:
     """Normalise ``text``. ``_`` reads as a space in ``folded`` (``do_not_tell``); in a key (a property
-    name) ``-`` and ``.`` do too. ``cased`` keeps them (key formats and base64 need them). ``second``: the
-    second reading (:func:`reads_twice`), the model named in the third person read as "you" (the verb
-    after it agreeing) and contracted negations spelled out."""
+    name) ``-`` and ``.`` do too. ``cased`` keeps them (key formats and base64 need them)."""
     breaks = _KEY_BREAKS if key else _WORD_BREAKS
-    if _plain(text) and not second:
+    if _plain(text):
         return Normalised(text, _spaced(text.lower(), breaks), text, None, None)
     chars: list[str] = []
     origin: list[int] = []
@@ -313,11 +311,20 @@ def normalise(text: str, *, key: bool = False, second: bool = False) -> Normalis
         gone = set(joined)
         origin = [o for k, o in enumerate(origin) if k not in gone]
         cased = "".join(c for k, c in enumerate(chars) if k not in gone)
-    if second:
-        cased, origin = _rewritten(cased, origin, _THIRD_PERSON, _as_you)
-        cased, origin = _rewritten(cased, origin, _CONTRACTED, _spelled_out)
     lowered = _spaced("".join(c.lower() if len(c.lower()) == 1 else c for c in cased), breaks)
     return Normalised(text, lowered, cased, tuple(origin), hidden, tuple(mixed))
+
+
+def read_again(norm: Normalised, *, key: bool = False) -> Normalised:
+    """The second reading of a normalised string (:func:`reads_twice`), made from the first: the model named
+    in the third person read as "you" (the verb after it agreeing) and contracted negations spelled out.
+    ``key`` as the first reading was made."""
+    origin = list(norm.origin) if norm.origin is not None else list(range(len(norm.cased)))
+    cased, origin = _rewritten(norm.cased, origin, _THIRD_PERSON, _as_you)
+    cased, origin = _rewritten(cased, origin, _CONTRACTED, _spelled_out)
+    lowered = _spaced("".join(c.lower() if len(c.lower()) == 1 else c for c in cased),
+                      _KEY_BREAKS if key else _WORD_BREAKS)
+    return Normalised(norm.original, lowered, cased, tuple(origin), norm.hidden, norm.mixed)
 
 
 def folded(text: str, *, key: bool = False) -> str:
