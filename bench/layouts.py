@@ -6,7 +6,8 @@ type, URIs): hard-wrapping at 60 columns (as a docstring or an editor's fill lea
 after every comma, Markdown emphasis (``**bold**``, ``*italic*``, ``__underline__``) on the first three long
 words, list and numbered-list layouts, upper case, contractions, ``<br>`` or ``;`` between sentences, a
 lead or trailing sentence, and a few rewordings a writer makes without thinking ("please", "kindly", em
-dashes, "&" for "and", the model named "the assistant" instead of "you", a letter swap in two long words).
+dashes, "&" for "and", the model named "the assistant" instead of "you", and typing slips in the first two
+words of seven letters or more: two letters swapped, one left out, one doubled).
 For each: how many caught attacks it changed and how many of those it lost, and how many unflagged
 look-alikes it changed and how many of those it got flagged. The figures say where a rule leans on the
 layout or on one wording rather than on what is said; they are no target. Made-up words (a transformation
@@ -73,6 +74,14 @@ def _swapped(text: str) -> str:
                   count=2)
 
 
+def _dropped(text: str) -> str:
+    return re.sub(r"\b[a-z]{7,}\b", lambda m: m.group()[:3] + m.group()[4:], text, count=2)
+
+
+def _doubled(text: str) -> str:
+    return re.sub(r"\b[a-z]{7,}\b", lambda m: m.group()[:4] + m.group()[3:], text, count=2)
+
+
 TRANSFORMATIONS: dict[str, Callable[[str], str]] = {
     "wrapped at 60": lambda t: "\n".join(textwrap.fill(p, 60) for p in t.split("\n")),
     "break after commas": lambda t: t.replace(", ", ",\n"),
@@ -97,6 +106,8 @@ TRANSFORMATIONS: dict[str, Callable[[str], str]] = {
     "the assistant for you": _each([(r"\byou are\b", "the assistant is"), (r"\byou were\b", "the assistant was"),
                                     (r"\byou have\b", "the assistant has"), (r"\byou\b", "the assistant")]),
     "two letters swapped": _swapped,
+    "a letter left out": _dropped,
+    "a letter doubled": _doubled,
 }
 
 

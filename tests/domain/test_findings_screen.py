@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.corpus import load
-from toolvet.domain.findings import screen, static, static_findings
+from toolvet.domain.findings import screen, spelling, static, static_findings
 from toolvet.domain.findings.screen import FAMILIES, LONG_TOKEN, MARK_CHARS, WORDS
 from toolvet.domain.findings.strings import texts
 
@@ -90,13 +90,14 @@ def test_remembered_rule_families_are_what_the_rules_give(monkeypatch):
 def screened_by_definition(text: str) -> frozenset[str]:
     """The screen as its docstring defines it, read off the text with a regular expression: every family
     for text that is not ASCII or holds a mark, a control character, an AWS key prefix or a long token,
-    else the families whose rules have a word of every group among the text's lower-cased words."""
+    else the families whose rules have a word of every group among the text's lower-cased words and the rule
+    words its misspelt words slip from."""
     if not text.isascii() or any(c in MARK_CHARS or not c.isprintable() for c in text):
         return FAMILIES
     tokens = re.findall("[a-z0-9]+", text.lower())
     if "AKIA" in text or "ASIA" in text or any(len(t) >= LONG_TOKEN for t in tokens):
         return FAMILIES
-    hits = WORDS.intersection(tokens)
+    hits = WORDS.intersection(tokens) | WORDS.intersection(spelling.corrections(tokens).values())
     return screen.rule_families(frozenset(f" {w} " for w in hits)) if hits else frozenset()
 
 

@@ -37,6 +37,7 @@ import anyio
 import anyio.to_thread
 
 from toolvet.db.engine import Database
+from toolvet.domain.findings import screen
 from toolvet.domain.listing import Listing
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import leases
@@ -110,6 +111,9 @@ def _child_init(settings: Settings) -> None:
     global _child
     # No migration (the parent's Context did that) and no secret box (the write side opens no secret).
     _child = Context(settings=settings, db=Database(settings.resolved_database_url()), secrets=None)  # type: ignore[arg-type]
+    # Every new tool is screened here: the screen's automaton (0.1 s) is built while the process starts,
+    # which the sweep does not wait for, not on the first pass it writes.
+    screen.prepare()
     # What start-up made lives as long as the process: the collector's full passes need not walk it
     # while the sweeps' listings come and go (services.heap says why).
     gc.freeze()

@@ -8,7 +8,8 @@ for every rule at least one of its required word groups has no word among the te
 matches only text holding a word of each of its groups (every rule is written so), and on ASCII text the
 checks' normalisation only lower-cases, reads ``_`` (and in keys ``-`` and ``.``) as a space and collapses
 whitespace: the words the screen sees are the words the rules see, plus the JSON's own keys, which only
-make it say *maybe*. ``tests/domain/test_findings_screen.py`` holds it to that on the corpus and on
+make it say *maybe*. A slip of a rule word (``instrutcions``) counts as the word (:mod:`.spelling`), as the
+checks' further reading reads it. ``tests/domain/test_findings_screen.py`` holds it to that on the corpus and on
 mutations.
 
 It is cheap because a clean text is read in a few passes of C or Rust code and no Python loop: two
@@ -34,6 +35,7 @@ from toolvet.domain.findings.paraphrases_calls import SCREEN_GROUPS as SCREEN_CA
 from toolvet.domain.findings.paraphrases_concealment import SCREEN_GROUPS as SCREEN_CONCEALMENT
 from toolvet.domain.findings.paraphrases_policy import SCREEN_GROUPS as SCREEN_POLICY
 from toolvet.domain.findings.paraphrases_secrecy import SCREEN_GROUPS as SCREEN_SECRECY
+from toolvet.domain.findings.spelling import screen_slips
 
 
 def _set(words: str) -> frozenset[str]:
@@ -249,10 +251,24 @@ LONG_TOKEN: Final = 24
 _LONG_RUN: Final = b"a" * LONG_TOKEN
 _NONE: Final[frozenset[str]] = frozenset()
 #: Every rule word as a whole token of the split text (a space either side: the split puts one around
-#: every token, and the text is padded with one), every mark and every lower-cased key prefix, all found
-#: in one pass. Matches may overlap, so two words side by side share the space between them.
-_FINDER: Final = AhoCorasick([f" {word} " for word in sorted(WORDS)] + [_MARK, *sorted(_KEY_PREFIXES_SPLIT)],
-                             implementation=Implementation.DFA)
+#: every token, and the text is padded with one), every slip of one (:mod:`.spelling`), every mark and every
+#: lower-cased key prefix, all found in one pass. Matches may overlap, so two words side by side share the
+#: space between them. Built on the first text: the slips of the words are about 30,000 strings (0.1 s to
+#: build, about 38 MB as a DFA, whose pass costs what it did without them; a contiguous NFA took 8 MB and a
+#: pass half as long again).
+@lru_cache(maxsize=1)
+def _finder() -> tuple[AhoCorasick, dict[str, frozenset[str]], frozenset[str]]:
+    slips = {f" {slip} ": frozenset(f" {word} " for word in words)
+             for slip, words in screen_slips(WORDS).items()}
+    finder = AhoCorasick([f" {word} " for word in sorted(WORDS)] + sorted(slips)
+                         + [_MARK, *sorted(_KEY_PREFIXES_SPLIT)], implementation=Implementation.DFA)
+    return finder, slips, frozenset(slips)
+
+
+def prepare() -> None:
+    """Build the screen's automaton now, not on the first text: for a process that will screen many
+    definitions and has a moment at start-up (the discovery writer process)."""
+    _finder()
 
 
 def needed(text: str) -> frozenset[str]:
@@ -264,7 +280,11 @@ def needed(text: str) -> frozenset[str]:
     if _LONG_RUN in raw.translate(_RUNS):
         return FAMILIES
     split = f" {raw.translate(_SPLIT).decode('ascii')} "
-    found = frozenset(_FINDER.find_matches_as_strings(split, overlapping=True))
+    finder, slips, slipped = _finder()
+    found = frozenset(finder.find_matches_as_strings(split, overlapping=True))
+    if not found.isdisjoint(slipped):  # (two sets: the smaller is walked)
+        # A slip of a rule word (:mod:`.spelling`) is read as the word, as the checks' further reading reads it.
+        found = frozenset(w for m in found for w in slips.get(m, (m,)))
     if not found:
         return _NONE
     if not found.isdisjoint(_KEY_PREFIXES_SPLIT) and _KEY_PREFIX.search(raw) is not None:

@@ -17,8 +17,9 @@ from toolvet.domain.findings.finding import Severity, finding
 from toolvet.domain.findings.headers import ANNOTATION, header_findings
 from toolvet.domain.findings.hidden import Hidden
 from toolvet.domain.findings.screen import FAMILIES, needed
+from toolvet.domain.findings.spelling import corrections
 from toolvet.domain.findings.strings import Text, texts
-from toolvet.domain.findings.text import Normalised, normalise, read_again, reads_twice
+from toolvet.domain.findings.text import LONG_WORDS, Normalised, normalise, read_again, read_spelled, reads_twice
 from toolvet.domain.names import TOOL_NAME_PATTERN, is_conventional_tool_name
 from toolvet.jsontext import compact
 
@@ -89,11 +90,17 @@ def check_text(text: Text) -> list[dict[str, Any]]:
                              "a word mixes Latin letters with look-alike letters of another script", text.path,
                              span=(at, at + 1), evidence=norm.original[max(0, at - 12):at + 12]))
     found += _text_rules(text, norm, families)
+    # More readings, each adding the codes no reading before it raised. A second reading with the model
+    # named as "you", the addressee every rule is written for ("the assistant was told …" as "you were
+    # told …"), negations spelled out ("isn't to be" as "is not to be") and "kindly" left out; a third
+    # with slips in rule words put right ("previuos instrutcions", :mod:`.spelling`).
+    readings: list[Normalised] = []
     if reads_twice(norm.folded):
-        # A second reading with the model named as "you", the addressee every rule is written for ("the
-        # assistant was told …" as "you were told …"), and negations spelled out ("isn't to be" as "is not
-        # to be"); it adds the codes the first did not raise.
-        again = read_again(norm, key=text.key)
+        readings.append(read_again(norm, key=text.key))
+    if slips := corrections(LONG_WORDS.findall(norm.folded)):
+        spelled = read_spelled(norm, slips, key=text.key)
+        readings.append(read_again(spelled, key=text.key) if reads_twice(spelled.folded) else spelled)
+    for again in readings:
         raised = _flagged(found)
         found += [f for f in _text_rules(text, again, families | needed(again.folded))
                   if f["severity"] != "info" and f["code"] not in raised]

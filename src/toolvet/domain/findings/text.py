@@ -158,6 +158,11 @@ _CONTRACTED: Final = re.compile(
 )
 
 
+#: "Kindly" before a word, left out: the order reads as it would without it ("kindly ignore …", "do not
+#: kindly call …").
+_KINDLY: Final = re.compile(r"\bkindly (?=\w)")
+
+
 def _plain(text: str) -> bool:
     # ASCII without a character the loop would change: then folded is text.lower() and origin the identity.
     return (text.isascii() and text.isprintable() and "  " not in text and " & " not in text
@@ -166,7 +171,9 @@ def _plain(text: str) -> bool:
 
 def reads_twice(lowered: str) -> bool:
     """Whether ``lowered`` (lower-case text) earns a second reading: it names the model in the third person
-    (:data:`_THIRD_PERSON`) or contracts a negation (:data:`_CONTRACTED`)."""
+    (:data:`_THIRD_PERSON`), contracts a negation (:data:`_CONTRACTED`) or asks "kindly" (:data:`_KINDLY`)."""
+    if "kindly" in lowered and _KINDLY.search(lowered):
+        return True
     if ("n't" in lowered or "'re" in lowered or "\u2019" in lowered) and _CONTRACTED.search(lowered):
         return True
     return "the " in lowered and any(word in lowered for word in _THIRD_PERSON_WORDS) and \
@@ -201,7 +208,8 @@ def _rewritten(cased: str, origin: list[int], pattern: re.Pattern[str],
         where += origin[last:m.start()]
         words = said(m)
         out.append(words)
-        where += [origin[m.start()]] * (len(words) - 1) + [origin[m.end() - 1]]
+        if words:
+            where += [origin[m.start()]] * (len(words) - 1) + [origin[m.end() - 1]]
         last = m.end()
     if not out:
         return cased, origin
@@ -317,14 +325,33 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
 
 def read_again(norm: Normalised, *, key: bool = False) -> Normalised:
     """The second reading of a normalised string (:func:`reads_twice`), made from the first: the model named
-    in the third person read as "you" (the verb after it agreeing) and contracted negations spelled out.
-    ``key`` as the first reading was made."""
+    in the third person read as "you" (the verb after it agreeing), contracted negations spelled out and
+    "kindly" left out. ``key`` as the first reading was made."""
     origin = list(norm.origin) if norm.origin is not None else list(range(len(norm.cased)))
     cased, origin = _rewritten(norm.cased, origin, _THIRD_PERSON, _as_you)
     cased, origin = _rewritten(cased, origin, _CONTRACTED, _spelled_out)
+    cased, origin = _rewritten(cased, origin, _KINDLY, lambda m: "")
+    return _reread(norm, cased, origin, key)
+
+
+def _reread(norm: Normalised, cased: str, origin: list[int], key: bool) -> Normalised:
     lowered = _spaced("".join(c.lower() if len(c.lower()) == 1 else c for c in cased),
                       _KEY_BREAKS if key else _WORD_BREAKS)
     return Normalised(norm.original, lowered, cased, tuple(origin), norm.hidden, norm.mixed)
+
+
+#: The words a slip may be found in (:mod:`.spelling`): runs of five letters or more, read in ``folded``.
+LONG_WORDS: Final = re.compile(r"\b[a-z]{5,}\b")
+
+
+def read_spelled(norm: Normalised, slips: dict[str, str], *, key: bool = False) -> Normalised:
+    """A reading of a normalised string with each slip of ``slips`` (a word of ``folded``, as
+    :func:`.spelling.corrections` found it) put as the rule word it is a slip of; spans still lead to the
+    original characters."""
+    origin = list(norm.origin) if norm.origin is not None else list(range(len(norm.cased)))
+    words = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(slips, key=len, reverse=True)) + r")\b")
+    cased, origin = _rewritten(norm.cased, origin, words, lambda m: slips[m.group()])
+    return _reread(norm, cased, origin, key)
 
 
 def folded(text: str, *, key: bool = False) -> str:
