@@ -186,17 +186,20 @@ def _about(title: str | None, description: str | None) -> str | None:
 
 def _mention(strings: list[tuple[str, str]], other: OtherTool) -> dict[str, Any] | None:
     name = other.name
-    quoted_forms = (f"`{name}`", f"'{name}'", f'"{name}"')
     for path, value in strings:
-        if name not in value:
+        # The name in any case: text in capitals ("NEVER CALL WEB_SEARCH") names the tool as well. Where
+        # lower-casing changes the text's length (a few non-ASCII letters), the name as it is spelt.
+        folded = value.lower()
+        text, wanted = (folded, name.lower()) if len(folded) == len(value) else (value, name)
+        if wanted not in text:
             continue
-        for m in re.finditer(rf"(?<![A-Za-z0-9_.-]){re.escape(name)}(?![A-Za-z0-9_-])", value):
-            quoted = any(value.startswith(q, m.start() - 1) for q in quoted_forms)
-            if not (_NAME_LIKE.search(name) or quoted or value[m.end():m.end() + 5].lower() == " tool"):
+        quoted_forms = (f"`{wanted}`", f"'{wanted}'", f'"{wanted}"')
+        for m in re.finditer(rf"(?<![A-Za-z0-9_.-]){re.escape(wanted)}(?![A-Za-z0-9_-])", text):
+            quoted = any(text.startswith(q, m.start() - 1) for q in quoted_forms)
+            if not (_NAME_LIKE.search(name) or quoted or folded[m.end():m.end() + 5] == " tool"):
                 continue
             if _OF_THIS_SERVER.match(value, m.end()):
                 continue  # "replaces search_v1 of this server": its own (perhaps retired) tool
-            folded = value.lower()
             lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
             if _STEER.search(folded, lo, hi):
                 return finding("tool-shadowing", "high",
@@ -254,10 +257,11 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
             continue
         if strings is None:
             strings = _prose(definition)
-            prose = "\n".join(value for _, value in strings)
+            prose = "\n".join(value for _, value in strings).lower()
             params = _parameters(definition)
-        # A name found only across two joined strings is in neither, and ``_mention`` reads them one by one.
-        if other.name in prose and (other.name == name or (other.name not in siblings and not (
+        # A name found only across two joined strings is in neither, and ``_mention`` reads them one by one
+        # (in any case: lower-casing may lengthen a string, never make a name found in it vanish).
+        if other.name.lower() in prose and (other.name == name or (other.name not in siblings and not (
                 other.name in params and _NAME_LIKE.search(other.name) is None))):
             hit = _mention(strings, other)
             if hit is not None:
