@@ -24,7 +24,7 @@ from ahocorasick_rs import AhoCorasick, Implementation
 
 from toolvet.domain.findings.context import sentence_end, sentence_start
 from toolvet.domain.findings.finding import finding
-from toolvet.domain.findings.text import folded
+from toolvet.domain.findings.text import folded, unwrapped
 
 NAME_SIMILARITY: Final = 85.0
 #: A copy meant to pass for the original keeps its words (the corpus's copies score 96-100); two tools that
@@ -147,7 +147,7 @@ def mentioned_names(title: str | None, description: str | None, annotated_title:
     for text in (title, description, annotated_title):
         if not text:
             continue
-        lowered = text.lower()
+        lowered = unwrapped(text).lower()  # a sentence wrapped over lines is read whole
         if not _steers(lowered):
             continue  # no sentence of it steers: no mention can count
         for m in _WORD.finditer(text):
@@ -189,7 +189,7 @@ def _mention(strings: list[tuple[str, str]], other: OtherTool) -> dict[str, Any]
     for path, value in strings:
         # The name in any case: text in capitals ("NEVER CALL WEB_SEARCH") names the tool as well. Where
         # lower-casing changes the text's length (a few non-ASCII letters), the name as it is spelt.
-        folded = value.lower()
+        folded = unwrapped(value).lower()  # a sentence wrapped over lines is read whole
         text, wanted = (folded, name.lower()) if len(folded) == len(value) else (value, name)
         if wanted not in text:
             continue

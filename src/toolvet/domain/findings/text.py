@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -138,6 +138,11 @@ _EMPHASIS: Final = re.compile(r"(?<![\w*])(\*{1,2}|_{1,2})(?=[^\W_])[^\n]*?(?<=[
 _WRAPS_AFTER: Final = frozenset(",)'\"\u2019\u201d")
 #: How a path opens (``~/.ssh/config``, ``/etc/passwd``), where a wrapped line may start.
 _PATH_STARTS: Final = frozenset("~/")
+#: Quotes that may open a wrapped line's first word (``'webhook_payload'``); not a backtick, which opens
+#: reStructuredText's markup (a link's text, a role) as often as a quotation.
+_QUOTES_OPEN: Final = frozenset("'\"\u2018\u201c")
+#: A line at least this long (characters) that ends inside a sentence wraps it, even before a capital.
+WRAPPED_LINE: Final = 40
 
 
 #: The model named in the third person ("the assistant was told …", "the AI's instructions"), read as the
@@ -225,27 +230,65 @@ def _emphasis_marks(text: str) -> frozenset[int]:
     return frozenset(i for m in _EMPHASIS.finditer(text) for group in (1, 2) for i in range(*m.span(group)))
 
 
+def _wraps(chars: Sequence[str], at: int) -> bool:
+    """Whether the line break at ``at`` in ``chars`` only wraps a sentence (see :func:`_join_wrapped_lines`)."""
+    if not 0 < at < len(chars) - 1:
+        return False
+    before, after = chars[at - 1], chars[at + 1]
+    if not (before.isalnum() or before in _WRAPS_AFTER):
+        return False
+    opens = chars[at + 2] if after in _QUOTES_OPEN and at + 2 < len(chars) else after
+    if opens.islower() or opens.isdigit() or after in _PATH_STARTS:
+        return True
+    # Before a capital ("… in this conversation for" / "API keys", "the file 'Login" / "Data'"): only
+    # inside a sentence (after a lower-case letter or a comma), after a line long enough to have been
+    # wrapped (a heading is short), and not before a label ("System:", "Note:", which line-anchored
+    # rules read as a role line or a banner).
+    if not (opens.isupper() and (before.islower() or before == ",")):
+        return False
+    line_start = at - 1
+    while line_start > 0 and chars[line_start - 1] != "\n":
+        line_start -= 1
+    if at - line_start < WRAPPED_LINE:
+        return False
+    word_end = at + 1 + (opens is not after)
+    while word_end < len(chars) and (chars[word_end].isalnum() or chars[word_end] in "_-"):
+        word_end += 1
+    return not (word_end < len(chars) and chars[word_end] == ":")
+
+
 def _join_wrapped_lines(chars: list[str], line_breaks: list[int]) -> list[int]:
     """Read a line break inside a sentence as the space it stands for: text wrapped at a width (a
     docstring, a description written in an editor) breaks a sentence anywhere, and a rule that reads a
     sentence, or a quotation in it, must read it whole. A break is joined only after a word (or a comma,
-    a closing bracket or quote) and before a lower-case letter, a digit or a path (``~/.ssh``); a word
-    broken at its hyphen (``example-`` then ``cdn.net``) is joined without the space (the positions
-    returned, to be taken out). A break is kept (for line-anchored rules: role lines, list items,
-    headings) after a sentence's end or a colon, before a line that opens with anything else, and where
-    the text had a blank line. ``line_breaks``: the positions in ``chars`` of single line breaks."""
+    a closing bracket or quote) and before a lower-case letter, a digit or a path (``~/.ssh``), or a quote
+    opening one of those; before a capital only after a lower-case letter or a comma, on a line of
+    :data:`WRAPPED_LINE` characters or more, and not before a label (``System:``). A word broken at its
+    hyphen (``example-`` then ``cdn.net``) is joined without the space (the positions returned, to be
+    taken out). A break is kept (for line-anchored rules: role lines, list items, headings) after a
+    sentence's end or a colon, before a line that opens with anything else, and where the text had a
+    blank line. ``line_breaks``: the positions in ``chars`` of single line breaks."""
     removed: list[int] = []
     for at in line_breaks:
-        if not 0 < at < len(chars) - 1:
-            continue
-        before, after = chars[at - 1], chars[at + 1]
-        if not (after.islower() or after.isdigit() or after in _PATH_STARTS):
-            continue
-        if before.isalnum() or before in _WRAPS_AFTER:
+        if _wraps(chars, at):
             chars[at] = " "
-        elif before == "-" and at > 1 and chars[at - 2].isalnum() and after.isalnum():
+        elif (0 < at < len(chars) - 1 and chars[at - 1] == "-" and at > 1 and chars[at - 2].isalnum()
+              and (chars[at + 1].islower() or chars[at + 1].isdigit())):
             removed.append(at)
     return removed
+
+
+def unwrapped(text: str) -> str:
+    """``text`` with each line break that only wraps a sentence read as a space (as normalising reads it;
+    a hyphen-broken word keeps its break): the same length, so positions in it are positions in ``text``.
+    For checks that read the text as written (a tool's name must be found as spelt)."""
+    if "\n" not in text:
+        return text
+    chars = list(text)
+    for at, ch in enumerate(chars):
+        if ch == "\n" and _wraps(chars, at):  # (a blank line's breaks touch no word: kept)
+            chars[at] = " "
+    return "".join(chars)
 
 
 def normalise(text: str, *, key: bool = False) -> Normalised:
