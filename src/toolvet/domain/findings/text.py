@@ -168,10 +168,27 @@ _CONTRACTED: Final = re.compile(
 _KINDLY: Final = re.compile(r"\bkindly (?=\w)")
 
 
+#: HTML's line break (``<br>``, ``<br/>``, ``<br />``): read as the line break it renders as.
+_BR: Final = re.compile(r"<br\s*/?>", re.IGNORECASE)
+#: A list item's bullet at a line's start (``- ``, ``* ``, ``• ``): left out, so the item reads as a line
+#: that starts with its first word ("- Skip the confirmation step" as an order at a line's start).
+_BULLET: Final = re.compile(r"(?:^|(?<=\n))[ \t]*[-*\u2022\u2023\u25e6\u25aa][ \t]+")
+
+
 def _plain(text: str) -> bool:
     # ASCII without a character the loop would change: then folded is text.lower() and origin the identity.
     return (text.isascii() and text.isprintable() and "  " not in text and " & " not in text
-            and (("*" not in text and "_" not in text) or _EMPHASIS.search(text) is None))
+            and (("*" not in text and "_" not in text) or _EMPHASIS.search(text) is None)
+            and ("<" not in text or _BR.search(text) is None) and not text.startswith(("- ", "* ")))
+
+
+def _layout_marks(text: str) -> tuple[frozenset[int], frozenset[int]]:
+    """The indexes of ``text``'s ``<br>`` tags (each read as a line break where it opens, the rest left
+    out) and of its list bullets (left out, with the spaces after them)."""
+    tags = [m.span() for m in _BR.finditer(text)] if "<" in text else []
+    bullets = [m.span() for m in _BULLET.finditer(text)] if ("- " in text or "* " in text or not text.isascii()) else []
+    opens = frozenset(a for a, _ in tags)
+    return opens, frozenset(i for a, b in tags + bullets for i in range(a, b)) - opens
 
 
 def reads_twice(lowered: str) -> bool:
@@ -303,10 +320,18 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
     mixed: list[int] = []
     folded_at: list[int] = []  # output positions of non-ASCII letters folded to ASCII
     emphasis = _emphasis_marks(text)
+    tags, dropped = _layout_marks(text)
     line_breaks: list[int] = []  # positions in chars of runs of whitespace with one line break (not a blank line)
     run_at, run_breaks = -1, 0  # the whitespace run a line break was last read in, and how many it holds
     for i, ch in enumerate(text):
         if i in emphasis:
+            continue
+        if i in dropped:
+            if line_breaks and line_breaks[-1] == len(chars) - 1:
+                line_breaks.pop()  # a list item's line: its break before is no wrap
+            continue
+        if i in tags:
+            collapse_space(chars, origin, "\n", i)  # a line break that no rule joins to the line before
             continue
         if is_hidden(ch, text, i):
             hidden = note_hidden(hidden, ch, text, i)
