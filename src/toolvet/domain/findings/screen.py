@@ -253,15 +253,17 @@ _NONE: Final[frozenset[str]] = frozenset()
 #: Every rule word as a whole token of the split text (a space either side: the split puts one around
 #: every token, and the text is padded with one), every slip of one (:mod:`.spelling`), every mark and every
 #: lower-cased key prefix, all found in one pass. Matches may overlap, so two words side by side share the
-#: space between them. Built on the first text: the slips of the words are about 30,000 strings (0.1 s to
-#: build, about 38 MB as a DFA, whose pass costs what it did without them; a contiguous NFA took 8 MB and a
-#: pass half as long again).
+#: space between them. Built on the first text (0.1 s): with the slips of the words, about 32,000 strings.
+#: A contiguous NFA: about 11 MB a process, a pass about 1.5 µs longer on a discovery farm tool than the
+#: DFA of the words alone (6.1 µs); as a DFA the same strings took 41 MB a process (82 MB more at the peak
+#: of a 50,000-tool discovery benchmark, whose sweep and writer each build one) and no longer pass.
 @lru_cache(maxsize=1)
-def _finder() -> tuple[AhoCorasick, dict[str, frozenset[str]], frozenset[str]]:
-    slips = {f" {slip} ": frozenset(f" {word} " for word in words)
+def _finder() -> tuple[AhoCorasick, dict[str, tuple[str, ...]], frozenset[str]]:
+    spaced = {word: f" {word} " for word in WORDS}  # one string per word, shared by its slips
+    slips = {f" {slip} ": tuple(spaced[word] for word in sorted(words))
              for slip, words in screen_slips(WORDS).items()}
     finder = AhoCorasick([f" {word} " for word in sorted(WORDS)] + sorted(slips)
-                         + [_MARK, *sorted(_KEY_PREFIXES_SPLIT)], implementation=Implementation.DFA)
+                         + [_MARK, *sorted(_KEY_PREFIXES_SPLIT)], implementation=Implementation.ContiguousNFA)
     return finder, slips, frozenset(slips)
 
 

@@ -112,10 +112,9 @@ def corrections(words: Iterable[str]) -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=1)
 def screen_slips(screen_words: frozenset[str]) -> dict[str, frozenset[str]]:
     """Per slip of a word of ``screen_words`` (the screen's), every such word it is a slip of: the screen
-    finds them among a text's words as it finds the words themselves."""
+    finds them among a text's words as it finds the words themselves (built once, by the screen)."""
     english, words = english_slips(), rule_words()
     out: dict[str, set[str]] = {}
     for word in screen_words:
