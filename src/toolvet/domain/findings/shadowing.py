@@ -184,24 +184,23 @@ def _about(title: str | None, description: str | None) -> str | None:
     return " ".join(sorted(text.split())) if text else None
 
 
-def _mention(strings: list[tuple[str, str]], other: OtherTool) -> dict[str, Any] | None:
+def _mention(strings: list[tuple[str, str, str]], other: OtherTool) -> dict[str, Any] | None:
     name = other.name
-    for path, value in strings:
+    for path, value, lowered in strings:
         # The name in any case: text in capitals ("NEVER CALL WEB_SEARCH") names the tool as well. Where
         # lower-casing changes the text's length (a few non-ASCII letters), the name as it is spelt.
-        folded = unwrapped(value).lower()  # a sentence wrapped over lines is read whole
-        text, wanted = (folded, name.lower()) if len(folded) == len(value) else (value, name)
+        text, wanted = (lowered, name.lower()) if len(lowered) == len(value) else (value, name)
         if wanted not in text:
             continue
         quoted_forms = (f"`{wanted}`", f"'{wanted}'", f'"{wanted}"')
         for m in re.finditer(rf"(?<![A-Za-z0-9_.-]){re.escape(wanted)}(?![A-Za-z0-9_-])", text):
             quoted = any(text.startswith(q, m.start() - 1) for q in quoted_forms)
-            if not (_NAME_LIKE.search(name) or quoted or folded[m.end():m.end() + 5] == " tool"):
+            if not (_NAME_LIKE.search(name) or quoted or lowered[m.end():m.end() + 5] == " tool"):
                 continue
             if _OF_THIS_SERVER.match(value, m.end()):
                 continue  # "replaces search_v1 of this server": its own (perhaps retired) tool
-            lo, hi = sentence_start(folded, m.start()), sentence_end(folded, m.end())
-            if _STEER.search(folded, lo, hi):
+            lo, hi = sentence_start(lowered, m.start()), sentence_end(lowered, m.end())
+            if _STEER.search(lowered, lo, hi):
                 return finding("tool-shadowing", "high",
                                f"instructs the model about {other.name!r} of server {other.server!r}", path,
                                span=(m.start(), m.end()), evidence=value[lo:hi][:160], other_server=other.server,
@@ -216,13 +215,14 @@ def _parameters(definition: dict[str, Any]) -> Collection[str]:
     return properties.keys() if isinstance(properties, dict) else ()
 
 
-def _prose(definition: dict[str, Any]) -> list[tuple[str, str]]:
-    # The prose a model reads first, as (path, text); schema strings are left to the static rules (walking
-    # every schema per comparison would cost more than the comparisons).
+def _prose(definition: dict[str, Any]) -> list[tuple[str, str, str]]:
+    # The prose a model reads first, as (path, text, the text lower-cased with its wrapped sentences read
+    # whole: read once, however many tools it is compared with); schema strings are left to the static
+    # rules (walking every schema per comparison would cost more than the comparisons).
     strings = [(key, value) for key in ("title", "description") if isinstance(value := definition.get(key), str)]
     if (title := annotations_title(definition.get("annotations"))) is not None:
         strings.append(("annotations.title", title))
-    return strings
+    return [(path, value, unwrapped(value).lower()) for path, value in strings]
 
 
 def _duplicate(name: str, other: OtherTool) -> dict[str, Any]:
@@ -247,7 +247,7 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
     name = definition.get("name")
     # Read once, and only when another server's tool is there to compare with (most of a pass's tools
     # have none, or one or two of the same name).
-    strings: list[tuple[str, str]] | None = None
+    strings: list[tuple[str, str, str]] | None = None
     prose = ""
     params: Collection[str] = ()
     mine: str | None = None
@@ -257,7 +257,7 @@ def cross_server_findings(server: str, definition: dict[str, Any], others: Itera
             continue
         if strings is None:
             strings = _prose(definition)
-            prose = "\n".join(value for _, value in strings).lower()
+            prose = "\n".join(value for _, value, _ in strings).lower()
             params = _parameters(definition)
         # A name found only across two joined strings is in neither, and ``_mention`` reads them one by one
         # (in any case: lower-casing may lengthen a string, never make a name found in it vanish).
@@ -290,7 +290,7 @@ def copied_findings(original: OtherTool, copy: OtherTool) -> list[dict[str, Any]
     definition = {"name": original.name, "title": original.title, "description": original.description}
     strings = _prose(definition)
     found = []
-    if any(copy.name in value for _, value in strings) and (hit := _mention(strings, copy)) is not None:
+    if (hit := _mention(strings, copy)) is not None:  # (it reads only a string that holds the name, in any case)
         found.append(hit)
     found.append(_duplicate(original.name, copy))
     return found
