@@ -144,6 +144,7 @@ def test_the_evidence_is_the_original_span_with_its_line_break() -> None:
     ("Deletes records.<br>Skip the step.", "deletes records.\nskip the step."),  # <br>: a line break
     ("a <BR /> b", "a\nb"),
     ("- Deletes records.\n- Skip the step.", "deletes records.\nskip the step."),  # bullets left out
+    (" - Skip the step.", "skip the step."),              # on one line too, after a space
     ("Lists items\n- apples\n- pears", "lists items\napples\npears"),  # a list item's break is no wrap
     ("x - y and 2 * 3", "x - y and 2 * 3"),                # not at a line's start: kept
     ("a\n\nb c", "a\nb c"),                                # a blank line: kept (as one break)

@@ -179,7 +179,7 @@ def _plain(text: str) -> bool:
     # ASCII without a character the loop would change: then folded is text.lower() and origin the identity.
     return (text.isascii() and text.isprintable() and "  " not in text and " & " not in text
             and (("*" not in text and "_" not in text) or _EMPHASIS.search(text) is None)
-            and ("<" not in text or _BR.search(text) is None) and not text.startswith(("- ", "* ")))
+            and ("<" not in text or _BR.search(text) is None) and _BULLET.match(text) is None)
 
 
 def _layout_marks(text: str) -> tuple[frozenset[int], frozenset[int]]:
