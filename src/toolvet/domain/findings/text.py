@@ -108,8 +108,14 @@ def with_underscores(norm: Normalised) -> str:
     whole (``send_email``)."""
     if "_" not in norm.cased:
         return norm.folded
-    kept = "".join(c.lower() if len(c.lower()) == 1 else c for c in norm.cased)
+    kept = _lower(norm.cased)
     return kept if len(kept) == len(norm.folded) else norm.folded
+
+
+def _lower(cased: str) -> str:
+    """``cased`` lower-cased character by character, a character whose lower case is longer (``İ``) kept
+    as it is: the same length, so positions in it are positions in ``cased``."""
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in cased)
 
 
 def collapse_space(chars: list[str], origin: list[int], ch: str, at: int) -> bool:
@@ -387,25 +393,26 @@ def normalise(text: str, *, key: bool = False) -> Normalised:
         gone = set(joined)
         origin = [o for k, o in enumerate(origin) if k not in gone]
         cased = "".join(c for k, c in enumerate(chars) if k not in gone)
-    lowered = _spaced("".join(c.lower() if len(c.lower()) == 1 else c for c in cased), breaks)
-    return Normalised(text, lowered, cased, tuple(origin), hidden, tuple(mixed))
+    return Normalised(text, _spaced(_lower(cased), breaks), cased, tuple(origin), hidden, tuple(mixed))
+
+
+def _read_with(norm: Normalised, key: bool,
+               *rewrites: tuple[re.Pattern[str], Callable[[re.Match[str]], str]]) -> Normalised:
+    """Another reading of ``norm``, made from it: each rewrite (:func:`_rewritten`) applied in turn to its
+    cased text, every span still leading to the original characters. ``key`` as ``norm`` was made."""
+    cased = norm.cased
+    origin = list(norm.origin) if norm.origin is not None else list(range(len(cased)))
+    for pattern, said in rewrites:
+        cased, origin = _rewritten(cased, origin, pattern, said)
+    return Normalised(norm.original, _spaced(_lower(cased), _KEY_BREAKS if key else _WORD_BREAKS), cased,
+                      tuple(origin), norm.hidden, norm.mixed)
 
 
 def read_again(norm: Normalised, *, key: bool = False) -> Normalised:
     """The second reading of a normalised string (:func:`reads_twice`), made from the first: the model named
     in the third person read as "you" (the verb after it agreeing), contracted negations spelled out and
     "kindly" left out. ``key`` as the first reading was made."""
-    origin = list(norm.origin) if norm.origin is not None else list(range(len(norm.cased)))
-    cased, origin = _rewritten(norm.cased, origin, _THIRD_PERSON, _as_you)
-    cased, origin = _rewritten(cased, origin, _CONTRACTED, _spelled_out)
-    cased, origin = _rewritten(cased, origin, _KINDLY, lambda m: "")
-    return _reread(norm, cased, origin, key)
-
-
-def _reread(norm: Normalised, cased: str, origin: list[int], key: bool) -> Normalised:
-    lowered = _spaced("".join(c.lower() if len(c.lower()) == 1 else c for c in cased),
-                      _KEY_BREAKS if key else _WORD_BREAKS)
-    return Normalised(norm.original, lowered, cased, tuple(origin), norm.hidden, norm.mixed)
+    return _read_with(norm, key, (_THIRD_PERSON, _as_you), (_CONTRACTED, _spelled_out), (_KINDLY, lambda m: ""))
 
 
 #: The words a slip may be found in (:mod:`.spelling`): runs of five letters or more, read in ``folded``.
@@ -416,10 +423,8 @@ def read_spelled(norm: Normalised, slips: dict[str, str], *, key: bool = False) 
     """A reading of a normalised string with each slip of ``slips`` (a word of ``folded``, as
     :func:`.spelling.corrections` found it) put as the rule word it is a slip of; spans still lead to the
     original characters."""
-    origin = list(norm.origin) if norm.origin is not None else list(range(len(norm.cased)))
     words = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(slips, key=len, reverse=True)) + r")\b")
-    cased, origin = _rewritten(norm.cased, origin, words, lambda m: slips[m.group()])
-    return _reread(norm, cased, origin, key)
+    return _read_with(norm, key, (words, lambda m: slips[m.group()]))
 
 
 def folded(text: str, *, key: bool = False) -> str:
