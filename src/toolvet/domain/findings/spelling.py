@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import string
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -45,7 +46,6 @@ ENGLISH_FILE: Final = Path(__file__).with_name("spelling_english.txt")
 _LETTERS: Final = re.compile(r"[a-z]+\??")
 #: A regular expression's escapes (``\b``, ``\s``, ``\w``): taken out before its words are read.
 _ESCAPE: Final = re.compile(r"\\[A-Za-z]")
-_ALPHABET: Final = "abcdefghijklmnopqrstuvwxyz"
 
 
 def _words_file(path: Path) -> frozenset[str]:
@@ -86,7 +86,7 @@ def _undone(slip: str) -> Iterator[str]:
                 yield slip[:i] + slip[i + 1] + slip[i] + slip[i + 2:]
             else:
                 yield slip[:i] + slip[i + 1:]
-        for letter in _ALPHABET:
+        for letter in string.ascii_lowercase:
             yield slip[:i] + letter + slip[i:]
 
 
