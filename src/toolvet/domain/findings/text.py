@@ -295,7 +295,7 @@ def _join_wrapped_lines(chars: list[str], line_breaks: list[int]) -> list[int]:
     for at in line_breaks:
         if _wraps(chars, at):
             chars[at] = " "
-        elif (0 < at < len(chars) - 1 and chars[at - 1] == "-" and at > 1 and chars[at - 2].isalnum()
+        elif (1 < at < len(chars) - 1 and chars[at - 1] == "-" and chars[at - 2].isalnum()
               and (chars[at + 1].islower() or chars[at + 1].isdigit())):
             removed.append(at)
     return removed
