@@ -23,17 +23,22 @@ from starlette.routing import Route
 
 from tests.gateway.conftest import ADMIN, Toolvet, open_toolvet
 from tests.real.references import (
+    FASTMCP_SERVER,
     JS,
     Reference,
     direct_client,
     everything_entry,
     everything_http,
     everything_stdio,
+    fastmcp_http,
+    fastmcp_python,
+    fastmcp_stdio,
     fetch_server,
     filesystem,
     git_server,
     memory,
     node_http_server,
+    python_http_server,
     time_server,
 )
 from tests.real_software import node_modules, npm_package, system_node
@@ -44,6 +49,7 @@ from toolvet.services import discovery, preferences, servers, tools
 # Every (server, transport) the package runs, by its name in toolvet.
 NAMES: Final = [
     "everything-stdio", "everything-sse", "everything-http", "memory", "filesystem", "time", "fetch", "git",
+    "fastmcp-stdio", "fastmcp-http", "fastmcp-sse",
 ]
 BOUND: Final = 30.0
 # A TypeScript server drops a request it cannot parse without answering; a pass that meets one gives
@@ -168,6 +174,15 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             references["everything-sse"] = everything_http(sse_port, "sse")
         except (pytest.skip.Exception, pytest.fail.Exception) as exc:
             missing["everything-http"] = missing["everything-sse"] = exc
+        try:
+            python = fastmcp_python()
+            http_port = stack.enter_context(python_http_server(python, FASTMCP_SERVER, "http"))
+            sse_port = stack.enter_context(python_http_server(python, FASTMCP_SERVER, "sse"))
+            references["fastmcp-http"] = fastmcp_http(http_port, "streamable-http")
+            references["fastmcp-sse"] = fastmcp_http(sse_port, "sse")
+        except (pytest.skip.Exception, pytest.fail.Exception) as exc:
+            missing["fastmcp-http"] = missing["fastmcp-sse"] = exc
+        _build(references, missing, "fastmcp-stdio", fastmcp_stdio)
         pages = stack.enter_context(serve(_pages(), ""))
         _build(references, missing, "everything-stdio", everything_stdio)
         _build(references, missing, "memory", memory, tmp_path_factory.mktemp("memory"))

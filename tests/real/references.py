@@ -7,9 +7,12 @@ toolvet and directly, to compare.
 
 - server-everything (npm) over stdio, legacy HTTP+SSE and streamable HTTP;
 - server-memory and server-filesystem (npm) over stdio;
-- mcp-server-time, mcp-server-fetch and mcp-server-git (PyPI, each in its own venv) over stdio.
+- mcp-server-time, mcp-server-fetch and mcp-server-git (PyPI, each in its own venv) over stdio;
+- a server written with FastMCP 4 (PyPI ``fastmcp``, in its own venv; ``fastmcp_server.py``) over stdio,
+  streamable HTTP and legacy HTTP+SSE.
 
-The HTTP servers are run by :func:`node_http_server`, bound to loopback by ``js/loopback.mjs``.
+The node HTTP servers are run by :func:`node_http_server`, bound to loopback by ``js/loopback.mjs``; the
+FastMCP ones by :func:`python_http_server`.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import threading
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
@@ -155,6 +160,40 @@ def node_http_server(entry: Path, *args: str, port: int = 0) -> Iterator[int]:
                 process.kill()
                 process.wait(STOP_TIMEOUT)
             reader.join(STOP_TIMEOUT)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def python_http_server(python: Path, script: Path, *args: str) -> Iterator[int]:
+    """Run ``python SCRIPT ARGS PORT`` (a server that binds 127.0.0.1:PORT); yield the port once it
+    accepts connections (bounded by START_TIMEOUT)."""
+    port = _free_port()
+    with subprocess.Popen([str(python), str(script), *args, str(port)], stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as process:
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            while True:
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                if process.poll() is not None or time.monotonic() > deadline:
+                    process.kill()
+                    _, err = process.communicate(timeout=STOP_TIMEOUT)
+                    raise RuntimeError(f"{script.name} {' '.join(args)} did not start listening: {err[-2000:]}")
+                time.sleep(0.1)
+            yield port
+        finally:
+            process.terminate()
+            try:
+                process.communicate(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate(timeout=STOP_TIMEOUT)
 
 
 def everything_entry() -> Path:
@@ -301,3 +340,28 @@ def git_server(folder: Path) -> Reference:
     ]
     python = str(venv_python("mcp-server-git"))
     return Reference("git", Stdio(python, ["-m", "mcp_server_git", "--repository", repo], cwd=repo), calls)
+
+
+# ------------------------------------------------------------------------------------- FastMCP 4
+
+FASTMCP_SERVER: Final = Path(__file__).parent / "fastmcp_server.py"
+FASTMCP_CALLS: Final[list[Call]] = [
+    ("add", {"a": 2, "b": 40}),
+    ("forecast", {"city": "Oslo"}),
+    ("greet", {"name": "toolvet"}),
+    ("count", {"n": 3}),
+]
+
+
+def fastmcp_python() -> Path:
+    return venv_python("fastmcp")
+
+
+def fastmcp_stdio() -> Reference:
+    return Reference("fastmcp-stdio", Stdio(str(fastmcp_python()), [str(FASTMCP_SERVER), "stdio"]), FASTMCP_CALLS)
+
+
+def fastmcp_http(port: int, kind: Literal["streamable-http", "sse"]) -> Reference:
+    if kind == "sse":
+        return Reference("fastmcp-sse", Http(f"http://127.0.0.1:{port}/sse", "sse"), FASTMCP_CALLS)
+    return Reference("fastmcp-http", Http(f"http://127.0.0.1:{port}/mcp", "streamable-http"), FASTMCP_CALLS)
