@@ -28,6 +28,7 @@ class Lab:
     """The upstream's mutable state: what it advertises and how often it was called."""
 
     echo_description: str = "Echoes its text."
+    widget_html: str = WIDGET_HTML  # what its ui:// resource holds
     calls: list[str] = field(default_factory=list)
 
     def tools(self) -> list[types.Tool]:
@@ -101,7 +102,7 @@ class Lab:
             return types.ReadResourceResult(
                 contents=[
                     types.TextResourceContents(
-                        uri=str(params.uri), mime_type="text/html;profile=mcp-app", text=WIDGET_HTML
+                        uri=str(params.uri), mime_type="text/html;profile=mcp-app", text=self.widget_html
                     )
                 ]
             )

@@ -11,6 +11,7 @@ import pytest
 from tests.gateway.conftest import ADMIN
 from tests.real.conftest import BOUND, NAMES, World
 from tests.real.references import direct_client
+from toolvet.gateway.federation import MARKER, namespaced, split_namespaced
 from toolvet.services import entries
 
 pytestmark = pytest.mark.anyio
@@ -79,3 +80,33 @@ async def test_every_reference_servers_declared_lists_are_read_whole_and_nothing
     run = world.runs[name]
     assert run.error is None, run.error  # an entry list that failed would be named here
     assert [r for r in run.rejections if "kind" in r] == []
+
+
+async def test_the_same_uris_of_three_server_everythings_are_each_listed_and_read_from_their_own_server(
+    world: World,
+) -> None:
+    """server-everything over stdio, SSE and streamable HTTP lists the same resource URIs three times:
+    through ``/mcp`` each copy is listed under a URI naming its server, and reads as the server reads it."""
+    for name in EVERYTHING:
+        world.discovered(name)
+    direct = await listed_directly(world, "everything-stdio")
+    uris = [item["uri"] for item in direct["resource"]]
+    with anyio.fail_after(BOUND):
+        async with direct_client(world.reference("everything-stdio").reach) as own:
+            expected = [(await own.read_resource(uri)).model_dump(mode="json")["contents"] for uri in uris[:2]]
+        async with world.toolvet.client(world.toolvet.alice) as client:
+            listed = []
+            cursor: str | None = None
+            for _ in range(100):
+                page = await client.list_resources(cursor=cursor)
+                listed += [r.uri for r in page.resources]
+                if (cursor := page.next_cursor) is None:
+                    break
+            reads = {name: [(await client.read_resource(namespaced(uri, name))).model_dump(mode="json")["contents"]
+                            for uri in uris[:2]] for name in EVERYTHING}
+    for name in EVERYTHING:
+        assert [u for u in listed if u.endswith(f"{MARKER}{name}")] == [namespaced(uri, name) for uri in uris]
+        # The contents name the URI as the client asked for it; the rest is the server's own.
+        assert [[{**c, "uri": split_namespaced(c["uri"])[1]} for c in contents] for contents in reads[name]] == \
+            expected, name
+    assert not set(uris) & set(listed)  # no copy under the bare URI, which would read one of the three

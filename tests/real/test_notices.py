@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from tests.gateway.conftest import ADMIN
 from tests.gateway.test_notices import Heard
 from tests.real.conftest import BOUND, World
+from toolvet.gateway.federation import split_namespaced
 from toolvet.schemas.tools import TokenCreate
 from toolvet.services import preferences, tokens
 
@@ -52,8 +53,11 @@ async def test_server_everything_lists_the_roots_of_the_client_behind_toolvet(wo
 
 
 async def _document(client: Any) -> str:
+    """A document of SERVER's, by the URI toolvet lists it under: the three server-everything instances
+    list the same URIs, so each copy's names its server (docs/gateway.md, "Two servers, one URI")."""
     listed = await client.list_resources()
-    return next(str(r.uri) for r in listed.resources if str(r.uri).startswith("demo://resource/static/document/"))
+    return next(str(r.uri) for r in listed.resources if str(r.uri).startswith("demo://resource/static/document/")
+                and split_namespaced(str(r.uri)) is not None and split_namespaced(str(r.uri))[0] == SERVER)
 
 
 async def test_a_subscribed_handshake_era_client_hears_server_everythings_updates(world: World) -> None:

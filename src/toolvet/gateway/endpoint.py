@@ -17,9 +17,10 @@ nothing it did not, so a client that checks capabilities sees the server as it i
 
 from __future__ import annotations
 
+import copy
 import logging
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, Final
 
@@ -46,7 +47,7 @@ from toolvet.errors import Forbidden, InvalidInput, NotFound, ToolvetError, Upst
 from toolvet.gateway import outcomes
 from toolvet.gateway.access import AccessGate, TokenCache, principal_of
 from toolvet.gateway.conversation import PARKED_STATE, Conversation
-from toolvet.gateway.federation import EntryCache, Federation
+from toolvet.gateway.federation import EntryCache, Federation, ambiguous, holds_links, split_namespaced
 from toolvet.gateway.notices import notices_of
 from toolvet.gateway.offered import AGGREGATE, OfferedCache, View, is_modern
 from toolvet.gateway.relay import Relay, undeclared
@@ -178,10 +179,11 @@ class Endpoint:
         self.offered = offered
         self.view = view
         self.capabilities = upstream_capabilities
-        self.federation = Federation(prefixed=view.server is None, entries=EntryCache(self.ctx))
+        self.federation = Federation(prefixed=view.server is None, entries=EntryCache(self.ctx), offered=offered,
+                                     view=view)
         self.tasks = Tasks(TaskRoutes(), lambda ctx: self._caller(self._principal(ctx)), self._upstream)
         self.subscriptions = Subscriptions(
-            service, self.federation, notices_of(service), lambda ctx: self._caller(self._principal(ctx)),
+            service, notices_of(service), lambda ctx: self._caller(self._principal(ctx)),
             self._by_uri, lambda server: self.view.serves(server))
         with warnings.catch_warnings():
             # logging/setLevel is deprecated at 2026-07-28 and the SDK warns when it is served; toolvet
@@ -358,6 +360,11 @@ class Endpoint:
             modern=is_modern(ctx.protocol_version), anonymous=principal is None, view=self.view,
             hidden=await self._hidden(principal),
         )
+        if (claims := await self.federation.claims()).shared:
+            # An MCP Apps tool's ui:// resource that another server claims too: the URI it is served by.
+            named = offered.names(self.view)
+            tools = [_with_ui(tool, claims.outward(named[tool.name].server, uri))
+                     if (uri := named[tool.name].resource_uri) is not None else tool for tool in tools]
         # The list depends on who asks (noauth tools only without a token, a scope's disabled map):
         # a private cache scope.
         return types.ListToolsResult(tools=tools, ttl_ms=int(POLL_SECONDS * 1000), cache_scope="private")
@@ -432,7 +439,7 @@ class Endpoint:
             return types.CallToolResult.model_validate(error_result(exc.message))
         except ToolvetError as exc:
             return types.CallToolResult.model_validate(error_result(f"{name}: {exc.message}"))
-        return self._render(ctx, name, call, modern, asks)
+        return await self._render(ctx, name, call, modern, asks)
 
     async def _converse(self, conversation: Conversation, submit: Any, relay: Relay) -> None:
         """Run a 2026-07-28 client's call in this endpoint's task group (see :meth:`_turn`)."""
@@ -467,9 +474,9 @@ class Endpoint:
         if turn.questions is not None:
             return types.InputRequiredResult.model_validate(
                 {"resultType": "input_required", "inputRequests": turn.questions, "requestState": conversation.state})
-        return self._render(ctx, name, turn.outcome, modern, asks)
+        return await self._render(ctx, name, turn.outcome, modern, asks)
 
-    def _render(
+    async def _render(
         self, ctx: ServerRequestContext[Any], name: str, call: CallOut, modern: bool, asks: bool
     ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         if self.tasks.created(ctx, call):
@@ -495,7 +502,7 @@ class Endpoint:
             except ValidationError as exc:
                 return types.CallToolResult.model_validate(error_result(
                     f"{name}: the upstream asked for input in a malformed way: {exc.errors()[0]['msg']}"))
-        return outcomes.result_of(call, modern=modern)
+        return await self._linked(call.server_type, outcomes.result_of(call, modern=modern))
 
     async def _answered(
         self, principal: Principal, server: str, tool: str, params: types.CallToolRequestParams
@@ -520,7 +527,7 @@ class Endpoint:
                     call = await service.approve(principal, call_id, allow_always=answer == "always")
             except ToolvetError:  # decided by someone else, or expired, meanwhile: answer what it became
                 call = await anyio.to_thread.run_sync(service.get, principal, call_id)
-        return outcomes.result_of(call, modern=True)
+        return await self._linked(call.server_type, outcomes.result_of(call, modern=True))
 
     def _elicitation(self, ctx: ServerRequestContext[Any]) -> Any:
         """The ask-the-user callback when this client can answer an elicitation, else None."""
@@ -619,16 +626,32 @@ class Endpoint:
         server, name = await self._routed_prompt(ctx, params.name)
         forwarded = {**(self._params(params) or {}), "name": name}
         raw = await self._upstream(ctx, server, "prompts/get", forwarded)
+        messages = raw.get("messages") if isinstance(raw, dict) else None
+        blocks = [m.get("content") for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+        if holds_links(blocks):
+            self.federation.linked(server, blocks, await self.federation.claims())
         return types.GetPromptResult.model_validate(raw)
 
-    async def _by_uri(self, ctx: ServerRequestContext[Any], uri: str, method: str, params: dict[str, Any]) -> Any:
+    async def _linked(self, server: str, raw: dict[str, Any]) -> dict[str, Any]:
+        """A tool result whose resource links and embedded resources name them as this endpoint serves
+        them (``gateway.federation``); most results hold none and are returned as they are."""
+        if not holds_links(content := raw.get("content")):
+            return raw
+        raw = {**raw, "content": copy.deepcopy(content)}  # the call's own record keeps the server's URIs
+        self.federation.linked(server, raw["content"], await self.federation.claims())
+        return raw
+
+    async def _by_uri(self, ctx: ServerRequestContext[Any], uri: str, method: str,
+                      params_for: Callable[[str], dict[str, Any]]) -> tuple[str, str, Any]:
+        """A URI's request, sent to the server that claims it (``gateway.federation``); returns (server, the
+        URI as it wrote it, its result). ``params_for`` gives the request's params for the server's URI."""
         servers = await self._servers(self._principal(ctx))
 
         async def send(server: str, m: str, p: dict[str, Any] | None) -> Any:
             return await self._send(ctx, server, m, p)
 
         try:
-            return await self.federation.for_uri(send, servers, uri, method, params)
+            return await self.federation.for_uri(send, servers, uri, method, params_for)
         except UpstreamError as exc:
             raise _passed_on(exc, RESOURCE_NOT_FOUND) from None
 
@@ -637,19 +660,34 @@ class Endpoint:
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri.startswith("ui://"):
-            # An MCP Apps UI is read only for an offered tool that names it, and only by a caller who
-            # may use that tool: the UI of a tool that is not offered is not shown either.
-            offered = await self.offered.get()
-            owner = next((t for t in offered.names(self.view).values()
-                          if t.resource_uri == uri and t.server != HOST_SERVER), None)
-            if owner is None:
-                raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}")
-            if owner.need.missing(self._principal(ctx)) is not None:
-                raise MCPError(INVALID_PARAMS, f"{uri} belongs to {owner.name}, which this token may not use")
-            raw = await self._upstream(ctx, owner.server, "resources/read", {"uri": uri}, missing=RESOURCE_NOT_FOUND)
-            return types.ReadResourceResult.model_validate(raw)
-        raw = await self._by_uri(ctx, uri, "resources/read", self._params(params) or {"uri": uri})
+            own, raw = await self._read_ui(ctx, uri)
+        else:
+            forwarded = self._params(params) or {}
+            _, own, raw = await self._by_uri(ctx, uri, "resources/read", lambda u: {**forwarded, "uri": u})
+        if own != uri and isinstance(raw, dict) and isinstance(contents := raw.get("contents"), list):
+            # The contents of a namespaced URI name it as the client asked for it.
+            raw = {**raw, "contents": [{**c, "uri": uri} if isinstance(c, dict) and c.get("uri") == own else c
+                                       for c in contents]}
         return types.ReadResourceResult.model_validate(raw)
+
+    async def _read_ui(self, ctx: ServerRequestContext[Any], uri: str) -> tuple[str, Any]:
+        """An MCP Apps UI, read only for an offered tool that names it, and only by a caller who may use
+        that tool: the UI of a tool that is not offered is not shown either. Returns (the URI as the
+        tool's server wrote it, the result)."""
+        offered = await self.offered.get()
+        server, own = split_namespaced(uri) or (None, uri)
+        naming = [t for t in offered.names(self.view).values()
+                  if t.resource_uri == own and t.server != HOST_SERVER and server in (None, t.server)]
+        if not naming:
+            raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}")
+        if len(owners := sorted({t.server for t in naming})) > 1:
+            raise ambiguous(uri, owners)
+        principal = self._principal(ctx)
+        usable = next((t for t in naming if t.need.missing(principal) is None), None)
+        if usable is None:
+            raise MCPError(INVALID_PARAMS, f"{uri} belongs to {naming[0].name}, which this token may not use")
+        raw = await self._upstream(ctx, usable.server, "resources/read", {"uri": own}, missing=RESOURCE_NOT_FOUND)
+        return own, raw
 
     async def _complete(
         self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
@@ -661,7 +699,8 @@ class Endpoint:
             forwarded["ref"] = {**forwarded["ref"], "name": name}
             raw = await self._upstream(ctx, server, "completion/complete", forwarded)
         else:
-            raw = await self._by_uri(ctx, ref.uri, "completion/complete", forwarded)
+            _, _, raw = await self._by_uri(ctx, ref.uri, "completion/complete",
+                                           lambda u: {**forwarded, "ref": {**forwarded["ref"], "uri": u}})
         return types.CompleteResult.model_validate(raw)
 
     # ------------------------------------------------------------------ logging
@@ -723,6 +762,24 @@ def _caller_identity(ctx: ServerRequestContext[Any]) -> str:
     if (session_id := session_id_of(ctx)) is not None:
         return f"session:{session_id}"
     return f"request:{ctx.request_id}" if ctx.request_id is not None else ""
+
+
+def _with_ui(tool: types.Tool, uri: str) -> types.Tool:
+    """``tool`` with its ``ui://`` resource named ``uri`` (as its ``_meta`` names it: ``ui.resourceUri``, or
+    the older ``ui/resourceUri``); ``tool`` itself when it names it so already."""
+    meta = dict(tool.meta or {})
+    ui = meta.get("ui")
+    if isinstance(ui, Mapping) and isinstance(ui.get("resourceUri"), str):
+        if ui["resourceUri"] == uri:
+            return tool
+        meta["ui"] = {**ui, "resourceUri": uri}
+    elif isinstance(meta.get("ui/resourceUri"), str):
+        if meta["ui/resourceUri"] == uri:
+            return tool
+        meta["ui/resourceUri"] = uri
+    else:
+        return tool
+    return tool.model_copy(update={"meta": meta})
 
 
 def _passed_on(exc: UpstreamError, missing: int) -> MCPError:

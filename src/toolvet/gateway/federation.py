@@ -8,30 +8,40 @@ that are not held for review, as the server listed them, read from the registry 
 
 - prompts are named like tools: ``{server}_{prompt}`` on ``/mcp``, their own name on a server's view;
   ``prompts/get`` (and a completion) of a prompt that is disabled or held is refused, saying why;
-- resources and templates keep their URIs (a URI names a resource across servers); a read, a
-  subscription or a completion for a URI goes to the server that listed it, and on ``/mcp`` a URI no
-  server listed is asked of each server in turn (a ``resource_link`` a tool returned, a template's
-  expansion) until one answers.
+- resources and templates keep their URIs while one server of the endpoint claims each (lists it, or
+  names it as an offered tool's ``ui://`` resource). A URI that two or more of them claim is served,
+  for each, as the server wrote it followed by :data:`MARKER` and the server's name
+  (``data://config#toolvet-server=north``): every copy stays listed and readable, and none is read
+  from another server (:class:`Claims`). A read, a subscription or a completion for a URI goes to the
+  server its marker names, else to the one server of the caller's that claims it (two: refused, naming
+  the URIs to use), else, on ``/mcp``, to the server whose tool returned it in a result, else to each
+  server in turn (a template's expansion) until one answers.
 
-Resource *contents* pass through unchanged: they are read at call time and are not vetted.
+Resource *contents* pass through unchanged: they are read at call time and are not vetted (a result's
+``uri`` members and the links and embedded resources of tool results and prompts are only given the
+URIs the client knows the resources by).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import anyio
 import anyio.to_thread
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from toolvet.cache import MISSING, TtlCache
+from toolvet.domain.names import HOST_SERVER
 from toolvet.errors import UpstreamError
+from toolvet.gateway.offered import OfferedCache, View
 from toolvet.services.context import Context
 from toolvet.services.entries import Listed, listed_entries
 
-__all__ = ["EntryCache", "Federation", "Routed"]
+__all__ = ["MARKER", "Claims", "EntryCache", "Federation", "Routed", "namespaced", "split_namespaced"]
 
 log = logging.getLogger("toolvet.gateway")
 
@@ -39,9 +49,71 @@ log = logging.getLogger("toolvet.gateway")
 _KIND_OF: Final = {"prompts": "prompt", "resources": "resource", "resourceTemplates": "template"}
 #: URIs remembered per endpoint for routing reads (the oldest are forgotten first).
 MAX_ROUTES: Final = 10_000
+#: Follows a URI that two or more of an endpoint's servers claim, then the name of the server whose
+#: copy it is. A fragment keeps the scheme (an MCP Apps host wants ``ui://``), the authority, the path
+#: and the query as the server wrote them, and a template's expansion keeps it.
+MARKER: Final = "#toolvet-server="
+#: Server names are lower-case letters, digits and "-" (``schemas.servers``).
+_SERVER_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 #: Sends one request to one server on the caller's session: (server, method, params) -> raw result.
 Send = Callable[[str, str, dict[str, Any] | None], Awaitable[Any]]
+
+
+def namespaced(uri: str, server: str) -> str:
+    """``uri`` of ``server`` as an endpoint serves it when another of its servers claims it too."""
+    return f"{uri}{MARKER}{server}"
+
+
+def split_namespaced(uri: str) -> tuple[str, str] | None:
+    """(server, the URI as that server wrote it) of a :func:`namespaced` URI; None for any other."""
+    at = uri.rfind(MARKER)
+    if at < 0:
+        return None
+    server = uri[at + len(MARKER):]
+    return (server, uri[:at]) if server and _SERVER_CHARS.issuperset(server) else None
+
+
+@dataclass(frozen=True)
+class Claims:
+    """Which servers of an endpoint claim each URI: list it as a resource or a template, or name it as
+    an offered tool's ``ui://`` resource."""
+
+    by_uri: Mapping[str, frozenset[str]]
+    #: Whether some URI has two or more claimants (else nothing served here is namespaced but URIs
+    #: that hold the marker already).
+    shared: bool
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[str, str]]) -> Claims:
+        """The claims of (server, URI) pairs."""
+        by_uri: dict[str, set[str]] = {}
+        for server, uri in pairs:
+            by_uri.setdefault(uri, set()).add(server)
+        frozen = {uri: frozenset(servers) for uri, servers in by_uri.items()}
+        return cls(frozen, any(len(s) > 1 or MARKER in uri for uri, s in frozen.items()))
+
+    def outward(self, server: str, uri: str) -> str:
+        """``uri`` of ``server`` as the endpoint serves it: namespaced when another server claims it too
+        (or when it holds the marker itself, so that reading it back cannot name another server)."""
+        if len(self.by_uri.get(uri, ())) > 1 or MARKER in uri:
+            return namespaced(uri, server)
+        return uri
+
+    def owners(self, uri: str, servers: Iterable[str]) -> list[str]:
+        """The servers among ``servers`` that claim ``uri`` as written, in their order."""
+        claimants = self.by_uri.get(uri, frozenset())
+        return [server for server in servers if server in claimants]
+
+
+NO_CLAIMS: Final = Claims({}, False)
+
+
+def ambiguous(uri: str, owners: Iterable[str]) -> MCPError:
+    """The error for a URI, as written, that several of the caller's servers claim."""
+    named = list(owners)
+    choices = " or ".join(namespaced(uri, server) for server in named)
+    return MCPError(INVALID_PARAMS, f"{uri[:200]} is claimed by {', '.join(named)}: use {choices[:600]}")
 
 
 @dataclass(frozen=True)
@@ -89,13 +161,17 @@ class Routed:
 
 @dataclass
 class Federation:
-    """The routing memory of one endpoint (which server listed which URI) over the stored entries."""
+    """The routing of one endpoint's prompts and URIs over the stored entries and its offered tools."""
 
     prefixed: bool  # /mcp names prompts {server}_{prompt}
     entries: EntryCache
+    offered: OfferedCache
+    view: View
     _uris: dict[str, str] = field(default_factory=dict)
+    _claims: tuple[Any, Any, Claims] | None = None  # (the entries and the offered set read, their claims)
 
     def remember(self, uri: str, server: str) -> None:
+        """Route a URI no server lists (a tool's result linked to it) to ``server``."""
         if len(self._uris) >= MAX_ROUTES:
             self._uris.pop(next(iter(self._uris)))
         self._uris[uri] = server
@@ -103,23 +179,38 @@ class Federation:
     def owner(self, uri: str) -> str | None:
         return self._uris.get(uri)
 
+    async def claims(self) -> Claims:
+        """The endpoint's claims, worked out again when the entries or the offered tools were read again."""
+        stored, offered = await self.entries.get(), await self.offered.get()
+        cached = self._claims
+        if cached is not None and cached[0] is stored and cached[1] is offered:
+            return cached[2]
+        pairs = [(server, entry.key) for (server, kind), items in stored.by_server.items()
+                 if kind in ("resource", "template") and self.view.serves(server)
+                 for entry in items if entry.refusal is None]
+        pairs += [(tool.server, uri) for tool in offered.names(self.view).values()
+                  if tool.server != HOST_SERVER and (uri := tool.resource_uri) is not None]
+        claims = Claims.of(pairs)
+        self._claims = (stored, offered, claims)
+        return claims
+
     async def list(self, servers: Iterable[str], key: str) -> list[dict[str, Any]]:
         """Every offered item of one list (``key``: "prompts", "resources", "resourceTemplates") of
         ``servers``, in server order."""
         stored = await self.entries.get()
+        claims = await self.claims() if key != "prompts" else NO_CLAIMS
         kind = _KIND_OF[key]
-        return [self._outward(server, key, dict(entry.definition))
+        return [self._outward(server, key, dict(entry.definition), claims)
                 for server in servers for entry in stored.by_server.get((server, kind), ())
                 if entry.refusal is None]
 
-    def _outward(self, server: str, key: str, item: dict[str, Any]) -> dict[str, Any]:
+    def _outward(self, server: str, key: str, item: dict[str, Any], claims: Claims) -> dict[str, Any]:
         if key == "prompts":
             name = item.get("name")
             return {**item, "name": f"{server}_{name}"} if self.prefixed and isinstance(name, str) else item
-        uri = item.get("uri") if key == "resources" else item.get("uriTemplate")
-        if isinstance(uri, str):
-            self.remember(uri, server)
-        return item
+        member = "uri" if key == "resources" else "uriTemplate"
+        uri = item.get(member)
+        return {**item, member: claims.outward(server, uri)} if isinstance(uri, str) else item
 
     async def prompt(self, name: str, servers: Iterable[str]) -> Routed | None:
         """The stored prompt a listed prompt name means (offered or not), or None."""
@@ -133,23 +224,64 @@ class Federation:
                 return Routed(server, own, entry.refusal)
         return None
 
+    def resolve(self, uri: str, servers: Iterable[str], claims: Claims) -> tuple[str, str] | None:
+        """(server, the URI as it wrote it) for a URI as a client sent it: the server its marker names, or
+        the one of ``servers`` that claims it; None when none does. Raises MCPError when several do."""
+        if (split := split_namespaced(uri)) is not None and self.view.serves(split[0]):
+            return split
+        owners = claims.owners(uri, servers)
+        if len(owners) > 1:
+            raise ambiguous(uri, owners)
+        return (owners[0], uri) if owners else None
+
     async def for_uri(self, send: Send, servers: Iterable[str], uri: str, method: str,
-                      params: dict[str, Any]) -> Any:
-        """Send a URI's request to the server that listed it, else to each server until one answers."""
+                      params_for: Callable[[str], dict[str, Any]]) -> tuple[str, str, Any]:
+        """Send a URI's request (``params_for`` gives its params for the URI as the server wrote it) to
+        the server that claims it (see :meth:`resolve`), else to each of ``servers`` until one answers;
+        returns (server, the URI as it wrote it, the result)."""
         known = list(servers)
+        routed = self.resolve(uri, known, await self.claims())
+        if routed is not None:
+            server, own = routed
+            if server not in known:
+                raise UpstreamError(f"no server offers {uri[:200]}", -32002, {"uri": uri[:200]}, "Resource not found")
+            return server, own, await send(server, method, params_for(own))
         owner = self.owner(uri)
         if owner in known:
-            return await send(owner, method, params)
+            return owner, uri, await send(owner, method, params_for(uri))
         last: UpstreamError | None = None
         for server in known:
             try:
-                result = await send(server, method, params)
+                result = await send(server, method, params_for(uri))
             except UpstreamError as exc:
                 last = exc
                 continue
             self.remember(uri, server)
-            return result
+            return server, uri, result
         if last is not None:
             raise last
         raise UpstreamError(f"no server offers {uri[:200]}", -32002, {"uri": uri[:200]}, "Resource not found")
 
+    def linked(self, server: str, blocks: Iterable[Any], claims: Claims) -> None:
+        """Give the resource links and embedded resources among content ``blocks`` of ``server`` (a tool
+        result's or a prompt's, as JSON, changed in place) the URIs the endpoint serves them by, and
+        route a linked URI no server lists back to ``server``."""
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            holder = block if block.get("type") == "resource_link" else block.get("resource")
+            if block.get("type") not in LINKS or not isinstance(holder, dict) or not isinstance(
+                    uri := holder.get("uri"), str):
+                continue
+            if uri not in claims.by_uri:
+                self.remember(uri, server)
+            holder["uri"] = claims.outward(server, uri)
+
+
+#: The content block types that name a resource by its URI.
+LINKS: Final = frozenset({"resource_link", "resource"})
+
+
+def holds_links(blocks: Any) -> bool:
+    """Whether a list of content blocks holds a resource link or an embedded resource."""
+    return isinstance(blocks, list) and any(isinstance(b, dict) and b.get("type") in LINKS for b in blocks)

@@ -24,7 +24,6 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 
 from toolvet.errors import UpstreamError
-from toolvet.gateway.federation import Federation
 from toolvet.gateway.notices import Listener, Notices, session_listener, stream_listener
 from toolvet.gateway.sessions import session_id_of
 from toolvet.services.calls import CallService
@@ -33,10 +32,16 @@ __all__ = ["Subscriptions"]
 
 log = logging.getLogger("toolvet.gateway")
 
-#: Sends one URI's request to the server that listed it (the endpoint's ``_by_uri``).
-ByUri = Callable[[ServerRequestContext[Any], str, str, dict[str, Any]], Awaitable[Any]]
+#: Sends one URI's request to the server that claims it (the endpoint's ``_by_uri``): (server, the URI as
+#: it wrote it, the result).
+ByUri = Callable[[ServerRequestContext[Any], str, str, Callable[[str], dict[str, Any]]],
+                 Awaitable[tuple[str, str, Any]]]
 #: Bound on undoing a finished connection's subscriptions upstream.
 RELEASE_BOUND = 10.0
+
+
+def _uri(uri: str) -> dict[str, Any]:
+    return {"uri": uri}
 
 
 @dataclass
@@ -44,7 +49,6 @@ class Subscriptions:
     """The subscriptions of one endpoint's clients (see the module docstring)."""
 
     service: CallService
-    federation: Federation
     notices: Notices
     #: The caller a request is made for (the pool's session key).
     caller: Callable[[ServerRequestContext[Any]], str]
@@ -82,22 +86,22 @@ class Subscriptions:
         self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
     ) -> types.EmptyResult:
         uri = str(params.uri)
-        await self.by_uri(ctx, uri, "resources/subscribe", {"uri": uri})
-        listener, server = self._listener(ctx), self.federation.owner(uri)
-        if listener is not None and server is not None:
-            listener.subscriptions[(server, uri)] = uri
+        server, own, _ = await self.by_uri(ctx, uri, "resources/subscribe", _uri)
+        if (listener := self._listener(ctx)) is not None:
+            listener.subscriptions[(server, own)] = uri  # its updates reach the client under its URI
         return types.EmptyResult()
 
     async def unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
         uri = str(params.uri)
-        listener, server = self._listener(ctx), self.federation.owner(uri)
-        if listener is not None and server is not None:
-            listener.subscriptions.pop((server, uri), None)
-            if self.notices.held_elsewhere(listener, server, uri):
+        listener = self._listener(ctx)
+        held = next((key for key, known in listener.subscriptions.items() if known == uri), None) if listener else None
+        if listener is not None and held is not None:
+            del listener.subscriptions[held]
+            if self.notices.held_elsewhere(listener, *held):
                 return types.EmptyResult()  # another connection of this caller's still listens
-        await self.by_uri(ctx, uri, "resources/unsubscribe", {"uri": uri})
+        await self.by_uri(ctx, uri, "resources/unsubscribe", _uri)
         return types.EmptyResult()
 
     async def listen(
@@ -110,12 +114,11 @@ class Subscriptions:
         listener = stream_listener(bus, self.caller(ctx), self.serves, wanted)
         for uri in wanted.resource_subscriptions or ():
             try:
-                await self.by_uri(ctx, uri, "resources/subscribe", {"uri": uri})
+                server, own, _ = await self.by_uri(ctx, uri, "resources/subscribe", _uri)
             except MCPError as exc:
                 log.info("subscription to %s not made upstream: %s", uri[:200], exc.error.message)
                 continue
-            if (server := self.federation.owner(uri)) is not None:
-                listener.subscriptions[(server, uri)] = uri
+            listener.subscriptions[(server, own)] = uri
         handler = self._streams[bus] = ListenHandler(bus)
         remove = self.notices.add(listener)
         try:
