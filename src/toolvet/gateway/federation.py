@@ -14,8 +14,9 @@ that are not held for review, as the server listed them, read from the registry 
   (``data://config#toolvet-server=north``): every copy stays listed and readable, and none is read
   from another server (:class:`Claims`). A read, a subscription or a completion for a URI goes to the
   server its marker names, else to the one server of the caller's that claims it (two: refused, naming
-  the URIs to use), else, on ``/mcp``, to the server whose tool returned it in a result, else to each
-  server in turn (a template's expansion) until one answers.
+  the URIs to use), else, on ``/mcp``, to the server whose tool returned it in a result, else to the
+  server whose template it is an expansion of (the most literal template's, when several match), else
+  to each server in turn until one answers.
 
 Resource *contents* pass through unchanged: they are read at call time and are not vetted (a result's
 ``uri`` members and the links and embedded resources of tool results and prompts are only given the
@@ -25,6 +26,7 @@ URIs the client knows the resources by).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -55,6 +57,12 @@ MAX_ROUTES: Final = 10_000
 MARKER: Final = "#toolvet-server="
 #: Server names are lower-case letters, digits and "-" (``schemas.servers``).
 _SERVER_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+#: An RFC 6570 expression, and what each operator's expansion may be: simple string expansion
+#: percent-encodes "/", "?" and "#"; reserved expansion keeps them; the others start with their own
+#: character or are empty.
+_EXPRESSION: Final = re.compile(r"\{([+#./;?&]?)[^}]*\}")
+_EXPANSIONS: Final = {"": r"[^/?#]*", "+": r".*", "#": r"(?:#.*)?", ".": r"(?:\..*)?", "/": r"(?:/.*)?",
+                      ";": r"(?:;.*)?", "?": r"(?:\?.*)?", "&": r"(?:&.*)?"}
 
 #: Sends one request to one server on the caller's session: (server, method, params) -> raw result.
 Send = Callable[[str, str, dict[str, Any] | None], Awaitable[Any]]
@@ -75,6 +83,28 @@ def split_namespaced(uri: str) -> tuple[str, str] | None:
 
 
 @dataclass(frozen=True)
+class Template:
+    """A resource template a server lists, as a pattern its expansions match."""
+
+    server: str
+    pattern: re.Pattern[str]
+    #: How many of its characters are literal (outside its expressions): of two templates an expansion
+    #: matches, the one with more says more about it (``notes://{id}`` over ``{+path}``).
+    literal: int
+
+    @classmethod
+    def of(cls, server: str, template: str) -> Template:
+        parts, at, literal = [], 0, 0
+        for m in _EXPRESSION.finditer(template):
+            parts.append(re.escape(template[at:m.start()]))
+            literal += m.start() - at
+            parts.append(_EXPANSIONS[m.group(1)])
+            at = m.end()
+        parts.append(re.escape(template[at:]))
+        return cls(server, re.compile("".join(parts), re.DOTALL), literal + len(template) - at)
+
+
+@dataclass(frozen=True)
 class Claims:
     """Which servers of an endpoint claim each URI: list it as a resource or a template, or name it as
     an offered tool's ``ui://`` resource."""
@@ -83,15 +113,17 @@ class Claims:
     #: Whether some URI has two or more claimants (else nothing served here is namespaced but URIs
     #: that hold the marker already).
     shared: bool
+    templates: tuple[Template, ...] = ()
 
     @classmethod
-    def of(cls, pairs: Iterable[tuple[str, str]]) -> Claims:
-        """The claims of (server, URI) pairs."""
+    def of(cls, pairs: Iterable[tuple[str, str]], templates: Iterable[tuple[str, str]] = ()) -> Claims:
+        """The claims of (server, URI) pairs; ``templates`` are those of the pairs that are templates."""
         by_uri: dict[str, set[str]] = {}
         for server, uri in pairs:
             by_uri.setdefault(uri, set()).add(server)
         frozen = {uri: frozenset(servers) for uri, servers in by_uri.items()}
-        return cls(frozen, any(len(s) > 1 or MARKER in uri for uri, s in frozen.items()))
+        return cls(frozen, any(len(s) > 1 or MARKER in uri for uri, s in frozen.items()),
+                   tuple(Template.of(server, template) for server, template in templates))
 
     def outward(self, server: str, uri: str) -> str:
         """``uri`` of ``server`` as the endpoint serves it: namespaced when another server claims it too
@@ -104,6 +136,15 @@ class Claims:
         """The servers among ``servers`` that claim ``uri`` as written, in their order."""
         claimants = self.by_uri.get(uri, frozenset())
         return [server for server in servers if server in claimants]
+
+    def expanders(self, uri: str, servers: Iterable[str]) -> list[str]:
+        """The servers among ``servers`` whose templates ``uri`` is an expansion of, in their order: those
+        of the template with the most literal characters when several match."""
+        known = set(servers)
+        matching = [t for t in self.templates if t.server in known and t.pattern.fullmatch(uri)]
+        best = max((t.literal for t in matching), default=0)
+        found = {t.server for t in matching if t.literal == best}
+        return [server for server in servers if server in found]
 
 
 NO_CLAIMS: Final = Claims({}, False)
@@ -185,12 +226,13 @@ class Federation:
         cached = self._claims
         if cached is not None and cached[0] is stored and cached[1] is offered:
             return cached[2]
-        pairs = [(server, entry.key) for (server, kind), items in stored.by_server.items()
-                 if kind in ("resource", "template") and self.view.serves(server)
-                 for entry in items if entry.refusal is None]
+        listed = [(kind, server, entry.key) for (server, kind), items in stored.by_server.items()
+                  if kind in ("resource", "template") and self.view.serves(server)
+                  for entry in items if entry.refusal is None]
+        pairs = [(server, key) for _, server, key in listed]
         pairs += [(tool.server, uri) for tool in offered.names(self.view).values()
                   if tool.server != HOST_SERVER and (uri := tool.resource_uri) is not None]
-        claims = Claims.of(pairs)
+        claims = Claims.of(pairs, [(server, key) for kind, server, key in listed if kind == "template"])
         self._claims = (stored, offered, claims)
         return claims
 
@@ -237,10 +279,12 @@ class Federation:
     async def for_uri(self, send: Send, servers: Iterable[str], uri: str, method: str,
                       params_for: Callable[[str], dict[str, Any]]) -> tuple[str, str, Any]:
         """Send a URI's request (``params_for`` gives its params for the URI as the server wrote it) to
-        the server that claims it (see :meth:`resolve`), else to each of ``servers`` until one answers;
-        returns (server, the URI as it wrote it, the result)."""
+        the server that claims it (see :meth:`resolve`), else to the one a tool result linked it from,
+        else to those of ``servers`` whose template it expands (or all) until one answers; returns
+        (server, the URI as it wrote it, the result)."""
         known = list(servers)
-        routed = self.resolve(uri, known, await self.claims())
+        claims = await self.claims()
+        routed = self.resolve(uri, known, claims)
         if routed is not None:
             server, own = routed
             if server not in known:
@@ -249,8 +293,10 @@ class Federation:
         owner = self.owner(uri)
         if owner in known:
             return owner, uri, await send(owner, method, params_for(uri))
+        # A template's expansion goes to the servers whose template it expands (one that answers any URI
+        # then answers no other server's); one no template describes is asked of each in turn.
         last: UpstreamError | None = None
-        for server in known:
+        for server in claims.expanders(uri, known) or known:
             try:
                 result = await send(server, method, params_for(uri))
             except UpstreamError as exc:
