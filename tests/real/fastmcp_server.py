@@ -1,6 +1,8 @@
 """An MCP server written with FastMCP 4, as its users write theirs: typed tools (one with a structured
-output model, one with annotations, one reporting progress and logging through its ``Context``), a
-resource, a resource template and a prompt.
+output model, one with annotations, one reporting progress and logging through its ``Context``, one
+asking the user mid-call (elicitation, handshake era) and one asking before it acts (a 2026-07-28
+guard tool)), a resource, a resource
+template and a prompt.
 
 Run by tests/real with the python of the ``fastmcp`` virtual environment (scripts/install-real-mcp):
 ``python fastmcp_server.py stdio`` or ``python fastmcp_server.py http|sse PORT`` (bound to 127.0.0.1).
@@ -11,6 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Annotated
 
+import mcp.types as mcp_types
 from fastmcp import Context, FastMCP
 from pydantic import BaseModel, Field
 
@@ -48,6 +51,32 @@ async def count(n: Annotated[int, Field(ge=1, le=10)], ctx: Context) -> str:
         await ctx.report_progress(i, n, f"step {i}")
         await ctx.info(f"counted {i}")
     return f"counted to {n}"
+
+
+@server.tool
+async def confirm(action: str, ctx: Context) -> str:
+    """Ask the user to confirm an action (an elicitation), and say what they answered."""
+    answer = await ctx.elicit(f"Go ahead with {action}?", response_type=bool)
+    if answer.action != "accept":
+        return f"{action}: {answer.action}"
+    return f"{action}: {'confirmed' if answer.data else 'refused'}"
+
+
+@server.tool
+async def transfer(amount: int, ctx: Context) -> str:
+    """Move money once the user approves: a 2026-07-28 guard tool, which answers its first call with
+    the question (an InputRequiredResult) and its retry with the outcome."""
+    answers = ctx.input_responses
+    if not answers or "approval" not in answers:
+        question = mcp_types.ElicitRequestFormParams(
+            message=f"Transfer {amount} EUR?",
+            requested_schema={"type": "object", "properties": {"approve": {"type": "boolean"}},
+                              "required": ["approve"]})
+        return mcp_types.InputRequiredResult(  # type: ignore[return-value]
+            input_requests={"approval": mcp_types.ElicitRequest(params=question)}, request_state=f"amount={amount}")
+    answer = mcp_types.ElicitResult.model_validate(answers["approval"])
+    approved = answer.action == "accept" and bool((answer.content or {}).get("approve"))
+    return f"{ctx.request_state}: {'transferred' if approved else 'not transferred'}"
 
 
 @server.resource("settings://current")

@@ -114,6 +114,14 @@ async def direct_client(reach: Stdio | Http) -> AsyncIterator[Client]:
         yield client
 
 
+@asynccontextmanager
+async def direct_client_with(reach: Stdio | Http, mode: str, elicitation: Any) -> AsyncIterator[Client]:
+    """The official Python SDK client straight to the server in protocol ``mode``, answering elicitations
+    with ``elicitation``."""
+    async with Client(reach.transport(), mode=mode, cache=None, elicitation_callback=elicitation) as client:
+        yield client
+
+
 # ------------------------------------------------------------------------------------ HTTP servers
 
 

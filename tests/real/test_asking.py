@@ -1,0 +1,62 @@
+"""A FastMCP 4 server's questions to the user reach the client behind toolvet, and its answers reach the
+server, as with a client of the server itself: ``confirm`` asks mid-call (``ctx.elicit``, a handshake-era
+server-to-client request); ``transfer`` is a 2026-07-28 guard tool, whose first answer is the question
+(an ``InputRequiredResult``) and whose retry, carrying the client's answer and the tool's state, is
+answered with the outcome."""
+
+from __future__ import annotations
+
+import anyio
+import mcp.types as types
+import pytest
+
+from tests.real.conftest import BOUND, World, canonical, sdk_result
+from tests.real.references import direct_client_with
+
+pytestmark = pytest.mark.anyio
+
+
+class User:
+    """Answers every form it is shown with ``answer``, and keeps the messages it was shown."""
+
+    def __init__(self, answer: dict[str, object]) -> None:
+        self.answer = answer
+        self.shown: list[str] = []
+
+    async def __call__(self, context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        self.shown.append(params.message)
+        return types.ElicitResult(action="accept", content=self.answer)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["fastmcp-stdio", "fastmcp-http", "fastmcp-sse"])
+async def test_a_question_asked_mid_call_reaches_a_handshake_era_client_through_toolvet(
+    world: World, name: str
+) -> None:
+    world.discovered(name)
+    direct, through = User({"value": True}), User({"value": True})
+    with anyio.fail_after(BOUND):
+        async with direct_client_with(world.reference(name).reach, "legacy", direct) as own:
+            expected = await own.call_tool("confirm", {"action": "deploy"})
+        async with world.toolvet.client(world.toolvet.alice, mode="legacy", elicitation_callback=through) as client:
+            got = await client.call_tool(f"{name}_confirm", {"action": "deploy"})
+    assert canonical(sdk_result(expected))["content"] == [{"type": "text", "text": "deploy: confirmed"}]
+    assert canonical(sdk_result(got)) == canonical(sdk_result(expected))
+    assert through.shown == direct.shown == ["Go ahead with deploy?"]
+
+
+@pytest.mark.parametrize("answer", [True, False])
+@pytest.mark.parametrize("name", ["fastmcp-stdio", "fastmcp-http"])  # SSE speaks the handshake era only
+async def test_a_guard_tools_question_and_the_users_answer_pass_through_toolvet_at_2026_07_28(
+    world: World, name: str, answer: bool
+) -> None:
+    world.discovered(name)
+    direct, through = User({"approve": answer}), User({"approve": answer})
+    with anyio.fail_after(BOUND):
+        async with direct_client_with(world.reference(name).reach, "2026-07-28", direct) as own:
+            expected = await own.call_tool("transfer", {"amount": 40})
+        async with world.toolvet.client(world.toolvet.alice, elicitation_callback=through) as client:
+            got = await client.call_tool(f"{name}_transfer", {"amount": 40})
+    outcome = "transferred" if answer else "not transferred"
+    assert canonical(sdk_result(expected))["content"] == [{"type": "text", "text": f"amount=40: {outcome}"}]
+    assert canonical(sdk_result(got)) == canonical(sdk_result(expected))
+    assert through.shown == direct.shown == ["Transfer 40 EUR?"]
