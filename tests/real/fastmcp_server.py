@@ -1,8 +1,8 @@
 """An MCP server written with FastMCP 4, as its users write theirs: typed tools (one with a structured
 output model, one with annotations, one reporting progress and logging through its ``Context``, one
 asking the user mid-call (elicitation, handshake era) and one asking before it acts (a 2026-07-28
-guard tool)), a resource, a resource
-template and a prompt.
+guard tool)), resources, a resource template and prompts (a resource and a prompt asking first, as
+2026-07-28 guards).
 
 Run by tests/real with the python of the ``fastmcp`` virtual environment (scripts/install-real-mcp):
 ``python fastmcp_server.py stdio`` or ``python fastmcp_server.py http|sse PORT`` (bound to 127.0.0.1).
@@ -62,21 +62,47 @@ async def confirm(action: str, ctx: Context) -> str:
     return f"{action}: {'confirmed' if answer.data else 'refused'}"
 
 
+def _approval(message: str, state: str) -> mcp_types.InputRequiredResult:
+    """A 2026-07-28 guard's question: a yes/no form, and the state its retry brings back."""
+    question = mcp_types.ElicitRequestFormParams(
+        message=message,
+        requested_schema={"type": "object", "properties": {"approve": {"type": "boolean"}}, "required": ["approve"]})
+    return mcp_types.InputRequiredResult(input_requests={"approval": mcp_types.ElicitRequest(params=question)},
+                                         request_state=state)
+
+
+def _approved(ctx: Context) -> bool | None:
+    """The user's answer to :func:`_approval` on a guard's retry; None on its first call."""
+    answers = ctx.input_responses
+    if not answers or "approval" not in answers:
+        return None
+    answer = mcp_types.ElicitResult.model_validate(answers["approval"])
+    return answer.action == "accept" and bool((answer.content or {}).get("approve"))
+
+
 @server.tool
 async def transfer(amount: int, ctx: Context) -> str:
     """Move money once the user approves: a 2026-07-28 guard tool, which answers its first call with
     the question (an InputRequiredResult) and its retry with the outcome."""
-    answers = ctx.input_responses
-    if not answers or "approval" not in answers:
-        question = mcp_types.ElicitRequestFormParams(
-            message=f"Transfer {amount} EUR?",
-            requested_schema={"type": "object", "properties": {"approve": {"type": "boolean"}},
-                              "required": ["approve"]})
-        return mcp_types.InputRequiredResult(  # type: ignore[return-value]
-            input_requests={"approval": mcp_types.ElicitRequest(params=question)}, request_state=f"amount={amount}")
-    answer = mcp_types.ElicitResult.model_validate(answers["approval"])
-    approved = answer.action == "accept" and bool((answer.content or {}).get("approve"))
+    if (approved := _approved(ctx)) is None:
+        return _approval(f"Transfer {amount} EUR?", f"amount={amount}")  # type: ignore[return-value]
     return f"{ctx.request_state}: {'transferred' if approved else 'not transferred'}"
+
+
+@server.resource("vault://note")
+async def note(ctx: Context) -> str:
+    """A note shown once the user agrees (a 2026-07-28 guard resource)."""
+    if (approved := _approved(ctx)) is None:
+        return _approval("Show the note?", "note")  # type: ignore[return-value]
+    return "the note says 42" if approved else "not shown"
+
+
+@server.prompt
+async def careful(topic: str, ctx: Context) -> str:
+    """A prompt that asks the user first (a 2026-07-28 guard prompt)."""
+    if (approved := _approved(ctx)) is None:
+        return _approval(f"Use the careful prompt about {topic}?", topic)  # type: ignore[return-value]
+    return f"Be careful about {ctx.request_state}." if approved else "Never mind."
 
 
 @server.resource("settings://current")

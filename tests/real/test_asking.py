@@ -2,16 +2,19 @@
 server, as with a client of the server itself: ``confirm`` asks mid-call (``ctx.elicit``, a handshake-era
 server-to-client request); ``transfer`` is a 2026-07-28 guard tool, whose first answer is the question
 (an ``InputRequiredResult``) and whose retry, carrying the client's answer and the tool's state, is
-answered with the outcome."""
+answered with the outcome; ``vault://note`` and the ``careful`` prompt are a guard resource and a guard
+prompt."""
 
 from __future__ import annotations
 
 import anyio
 import mcp.types as types
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from tests.real.conftest import BOUND, World, canonical, sdk_result
 from tests.real.references import direct_client_with
+from toolvet.gateway.federation import namespaced
 
 pytestmark = pytest.mark.anyio
 
@@ -60,3 +63,34 @@ async def test_a_guard_tools_question_and_the_users_answer_pass_through_toolvet_
     assert canonical(sdk_result(expected))["content"] == [{"type": "text", "text": f"amount=40: {outcome}"}]
     assert canonical(sdk_result(got)) == canonical(sdk_result(expected))
     assert through.shown == direct.shown == ["Transfer 40 EUR?"]
+
+
+@pytest.mark.parametrize("name", ["fastmcp-stdio", "fastmcp-http"])
+async def test_a_guard_resources_and_a_guard_prompts_question_pass_through_toolvet_at_2026_07_28(
+    world: World, name: str
+) -> None:
+    world.discovered(name)
+    direct, through = User({"approve": True}), User({"approve": True})
+    with anyio.fail_after(BOUND):
+        async with direct_client_with(world.reference(name).reach, "2026-07-28", direct) as own:
+            note = await own.read_resource("vault://note")
+            prompt = await own.get_prompt("careful", {"topic": "keys"})
+        async with world.toolvet.client(world.toolvet.alice, elicitation_callback=through) as client:
+            # Each of the three FastMCP servers lists vault://note: toolvet serves each copy under its own URI.
+            got_note = await client.read_resource(namespaced("vault://note", name))
+            got_prompt = await client.get_prompt(f"{name}_careful", {"topic": "keys"})
+    assert [c.text for c in note.contents] == ["the note says 42"]
+    assert [c.text for c in got_note.contents] == ["the note says 42"]
+    assert [m.content.text for m in got_prompt.messages] == [m.content.text for m in prompt.messages] == [
+        "Be careful about keys."]
+    assert through.shown == direct.shown == ["Show the note?", "Use the careful prompt about keys?"]
+
+
+async def test_a_guards_question_to_a_client_that_declared_no_elicitation_is_refused_saying_so(
+    world: World,
+) -> None:
+    world.discovered("fastmcp-stdio")
+    with anyio.fail_after(BOUND):
+        async with world.toolvet.client(world.toolvet.alice) as client:
+            with pytest.raises(MCPError, match="asked for elicitation, which the client behind toolvet did not"):
+                await client.read_resource(namespaced("vault://note", "fastmcp-stdio"))

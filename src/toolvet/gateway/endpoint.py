@@ -622,10 +622,12 @@ class Endpoint:
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
+    ) -> types.GetPromptResult | types.InputRequiredResult:
         server, name = await self._routed_prompt(ctx, params.name)
-        forwarded = {**(self._params(params) or {}), "name": name}
+        forwarded = {**(self._params(params) or {}), "name": name}  # a retry's answers and state with it
         raw = await self._upstream(ctx, server, "prompts/get", forwarded)
+        if (asked := _asked(ctx, raw)) is not None:
+            return asked
         messages = raw.get("messages") if isinstance(raw, dict) else None
         blocks = [m.get("content") for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
         if holds_links(blocks):
@@ -657,13 +659,15 @@ class Endpoint:
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
         uri = str(params.uri)
         if uri.startswith("ui://"):
             own, raw = await self._read_ui(ctx, uri)
         else:
             forwarded = self._params(params) or {}
             _, own, raw = await self._by_uri(ctx, uri, "resources/read", lambda u: {**forwarded, "uri": u})
+        if (asked := _asked(ctx, raw)) is not None:
+            return asked
         if own != uri and isinstance(raw, dict) and isinstance(contents := raw.get("contents"), list):
             # The contents of a namespaced URI name it as the client asked for it.
             raw = {**raw, "contents": [{**c, "uri": uri} if isinstance(c, dict) and c.get("uri") == own else c
@@ -762,6 +766,22 @@ def _caller_identity(ctx: ServerRequestContext[Any]) -> str:
     if (session_id := session_id_of(ctx)) is not None:
         return f"session:{session_id}"
     return f"request:{ctx.request_id}" if ctx.request_id is not None else ""
+
+
+def _asked(ctx: ServerRequestContext[Any], raw: Any) -> types.InputRequiredResult | None:
+    """A 2026-07-28 upstream's ``InputRequiredResult`` for a prompt or a resource, as its client gets it
+    (the client's retry carries its answers and the upstream's ``requestState`` back upstream as they
+    are: toolvet asks nothing of its own there); None for any other result."""
+    if not is_input_required(raw):
+        return None
+    if (missing := undeclared(ctx, raw.get("inputRequests"))) is not None:
+        raise MCPError(INVALID_PARAMS,
+                       f"the upstream asked for {missing}, which the client behind toolvet did not declare")
+    try:
+        return types.InputRequiredResult.model_validate(raw)
+    except ValidationError as exc:
+        raise MCPError(INTERNAL_ERROR,
+                       f"the upstream asked for input in a malformed way: {exc.errors()[0]['msg']}") from None
 
 
 def _with_ui(tool: types.Tool, uri: str) -> types.Tool:
