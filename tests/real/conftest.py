@@ -26,6 +26,7 @@ from tests.real.references import (
     FASTMCP_SERVER,
     JS,
     Reference,
+    apps_server,
     direct_client,
     everything_entry,
     everything_http,
@@ -49,7 +50,7 @@ from toolvet.services import discovery, preferences, servers, tools
 # Every (server, transport) the package runs, by its name in toolvet.
 NAMES: Final = [
     "everything-stdio", "everything-sse", "everything-http", "memory", "filesystem", "time", "fetch", "git",
-    "fastmcp-stdio", "fastmcp-http", "fastmcp-sse",
+    "fastmcp-stdio", "fastmcp-http", "fastmcp-sse", "clock", "clock-copy",
 ]
 BOUND: Final = 30.0
 # A TypeScript server drops a request it cannot parse without answering; a pass that meets one gives
@@ -183,6 +184,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         except (pytest.skip.Exception, pytest.fail.Exception) as exc:
             missing["fastmcp-http"] = missing["fastmcp-sse"] = exc
         _build(references, missing, "fastmcp-stdio", fastmcp_stdio)
+        for name in ("clock", "clock-copy"):
+            _build(references, missing, name, apps_server, name)
         pages = stack.enter_context(serve(_pages(), ""))
         _build(references, missing, "everything-stdio", everything_stdio)
         _build(references, missing, "memory", memory, tmp_path_factory.mktemp("memory"))

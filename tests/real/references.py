@@ -9,7 +9,9 @@ toolvet and directly, to compare.
 - server-memory and server-filesystem (npm) over stdio;
 - mcp-server-time, mcp-server-fetch and mcp-server-git (PyPI, each in its own venv) over stdio;
 - a server written with FastMCP 4 (PyPI ``fastmcp``, in its own venv; ``fastmcp_server.py``) over stdio,
-  streamable HTTP and legacy HTTP+SSE.
+  streamable HTTP and legacy HTTP+SSE;
+- an MCP Apps server on the TypeScript SDK 2.x server with the ext-apps helpers (``js/apps_server.mjs``)
+  over stdio, registered twice (two deployments of one app, whose ``ui://`` view URIs are the same).
 
 The node HTTP servers are run by :func:`node_http_server`, bound to loopback by ``js/loopback.mjs``; the
 FastMCP ones by :func:`python_http_server`.
@@ -37,7 +39,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.real_software import npm_package, system_node, venv_python
+from tests.real_software import node_modules, npm_package, system_node, venv_python
 
 JS: Final = Path(__file__).parent / "js"
 START_TIMEOUT: Final = 20.0
@@ -373,3 +375,15 @@ def fastmcp_http(port: int, kind: Literal["streamable-http", "sse"]) -> Referenc
     if kind == "sse":
         return Reference("fastmcp-sse", Http(f"http://127.0.0.1:{port}/sse", "sse"), FASTMCP_CALLS)
     return Reference("fastmcp-http", Http(f"http://127.0.0.1:{port}/mcp", "streamable-http"), FASTMCP_CALLS)
+
+
+# ------------------------------------------------------------------------------------- MCP Apps
+
+APPS_CALLS: Final[list[Call]] = [("show-clock", {"zone": "Europe/Oslo"})]
+
+
+def apps_server(name: str) -> Reference:
+    """``js/apps_server.mjs`` (the TypeScript SDK 2.x server and the MCP Apps helpers) over stdio."""
+    npm_package("@modelcontextprotocol/server")
+    npm_package("@modelcontextprotocol/ext-apps")
+    return Reference(name, Stdio(str(system_node()), [str(JS / "apps_server.mjs"), str(node_modules())]), APPS_CALLS)

@@ -785,21 +785,16 @@ def _asked(ctx: ServerRequestContext[Any], raw: Any) -> types.InputRequiredResul
 
 
 def _with_ui(tool: types.Tool, uri: str) -> types.Tool:
-    """``tool`` with its ``ui://`` resource named ``uri`` (as its ``_meta`` names it: ``ui.resourceUri``, or
-    the older ``ui/resourceUri``); ``tool`` itself when it names it so already."""
+    """``tool`` with its ``ui://`` resource named ``uri`` wherever its ``_meta`` names one (``ui.resourceUri``,
+    and the older ``ui/resourceUri``, which the MCP Apps helpers write beside it); ``tool`` itself when
+    it names it so already."""
     meta = dict(tool.meta or {})
     ui = meta.get("ui")
     if isinstance(ui, Mapping) and isinstance(ui.get("resourceUri"), str):
-        if ui["resourceUri"] == uri:
-            return tool
         meta["ui"] = {**ui, "resourceUri": uri}
-    elif isinstance(meta.get("ui/resourceUri"), str):
-        if meta["ui/resourceUri"] == uri:
-            return tool
+    if isinstance(meta.get("ui/resourceUri"), str):
         meta["ui/resourceUri"] = uri
-    else:
-        return tool
-    return tool.model_copy(update={"meta": meta})
+    return tool if meta == (tool.meta or {}) else tool.model_copy(update={"meta": meta})
 
 
 def _passed_on(exc: UpstreamError, missing: int) -> MCPError:

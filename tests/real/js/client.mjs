@@ -12,33 +12,11 @@
 // SDK, "subscribe" (a resource URI subscribed to before the calls) and "waitFor" (a resource URI whose
 // notifications/resources/updated it waits for, up to 10 s, after the calls).
 // A failure prints its message on stderr and exits 1; the test bounds the whole run as well.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { packages } from "./packages.mjs";
 
 const [sdk, nodeModules, requestJson] = process.argv.slice(2);
 const request = JSON.parse(requestJson);
-
-// The file a package exports for `subpath` to `import`. ES modules ignore NODE_PATH, and the install
-// folder is not an ancestor of this script, so the packages are imported by file URL, found the way
-// node would find them: through the package's "exports" map (exact entries, then "./*" patterns).
-function exported(pkg, subpath) {
-    const dir = join(nodeModules, pkg);
-    const exports = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).exports;
-    let target = exports[subpath];
-    let star = "";
-    if (target === undefined) {
-        const pattern = Object.keys(exports).find(
-            (key) => key.endsWith("*") && subpath.startsWith(key.slice(0, -1)),
-        );
-        if (pattern === undefined) throw new Error(`${pkg} exports no ${subpath}`);
-        star = subpath.slice(pattern.length - 1);
-        target = exports[pattern];
-    }
-    target = target.import ?? target;
-    target = typeof target === "string" ? target : target.default;
-    return pathToFileURL(join(dir, target.replace("*", star))).href;
-}
+const exported = packages(nodeModules);
 
 async function load() {
     if (sdk === "v1") {

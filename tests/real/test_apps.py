@@ -1,0 +1,56 @@
+"""An MCP Apps server on the TypeScript SDK 2.x server and the official MCP Apps helpers, deployed twice
+(``clock`` and ``clock-copy``): through ``/mcp`` each deployment's tool names its own copy of the view,
+under both keys the helpers write, and the view reads as the server reads it; a server's own endpoint
+names the view as the server wrote it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.gateway.test_views import client_at
+from tests.real.conftest import BOUND, World
+from tests.real.references import direct_client
+from toolvet.gateway.federation import namespaced
+
+pytestmark = pytest.mark.anyio
+
+APPS = ["clock", "clock-copy"]
+VIEW = "ui://clock/view.html"
+ERAS = ["2026-07-28", "legacy"]
+
+
+def _contents(result: Any) -> list[dict[str, Any]]:
+    contents = result.model_dump(mode="json", by_alias=True)["contents"]
+    return [{k: v for k, v in c.items() if k != "uri"} for c in contents]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_each_deployment_of_an_mcp_apps_server_shows_its_own_view_through_toolvet(
+    world: World, mode: str
+) -> None:
+    for name in APPS:
+        world.discovered(name)
+    with anyio.fail_after(BOUND):
+        async with direct_client(world.reference("clock").reach) as own:
+            direct_tool = next(t for t in (await own.list_tools()).tools if t.name == "show-clock")
+            expected = _contents(await own.read_resource(VIEW))
+        async with world.toolvet.client(world.toolvet.alice, mode=mode) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            metas = {name: tools[f"{name}_show-clock"].meta for name in APPS}
+            views = {name: await client.read_resource(namespaced(VIEW, name)) for name in APPS}
+            with pytest.raises(MCPError, match="claimed by clock, clock-copy"):
+                await client.read_resource(VIEW)
+        async with client_at(world.toolvet, "/mcp/servers/clock", world.toolvet.alice, mode) as one:
+            own_meta = next(t for t in (await one.list_tools()).tools if t.name == "show-clock").meta
+            own_view = await one.read_resource(VIEW)
+    assert direct_tool.meta == {"ui": {"resourceUri": VIEW}, "ui/resourceUri": VIEW}  # the helpers write both keys
+    for name in APPS:
+        assert metas[name] == {"ui": {"resourceUri": namespaced(VIEW, name)}, "ui/resourceUri": namespaced(VIEW, name)}
+        assert _contents(views[name]) == expected
+        assert [c.uri for c in views[name].contents] == [namespaced(VIEW, name)]
+    assert expected[0]["mimeType"] == "text/html;profile=mcp-app"
+    assert own_meta == direct_tool.meta and _contents(own_view) == expected
