@@ -26,7 +26,9 @@ from tests.real.references import (
     FASTMCP_SERVER,
     JS,
     Reference,
-    apps_server,
+    apps_command,
+    apps_http,
+    apps_stdio,
     direct_client,
     everything_entry,
     everything_http,
@@ -37,9 +39,9 @@ from tests.real.references import (
     fetch_server,
     filesystem,
     git_server,
+    http_server,
     memory,
     node_http_server,
-    python_http_server,
     time_server,
 )
 from tests.real_software import node_modules, npm_package, system_node
@@ -177,15 +179,19 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             missing["everything-http"] = missing["everything-sse"] = exc
         try:
             python = fastmcp_python()
-            http_port = stack.enter_context(python_http_server(python, FASTMCP_SERVER, "http"))
-            sse_port = stack.enter_context(python_http_server(python, FASTMCP_SERVER, "sse"))
+            http_port = stack.enter_context(http_server(python, FASTMCP_SERVER, "http"))
+            sse_port = stack.enter_context(http_server(python, FASTMCP_SERVER, "sse"))
             references["fastmcp-http"] = fastmcp_http(http_port, "streamable-http")
             references["fastmcp-sse"] = fastmcp_http(sse_port, "sse")
         except (pytest.skip.Exception, pytest.fail.Exception) as exc:
             missing["fastmcp-http"] = missing["fastmcp-sse"] = exc
         _build(references, missing, "fastmcp-stdio", fastmcp_stdio)
-        for name in ("clock", "clock-copy"):
-            _build(references, missing, name, apps_server, name)
+        _build(references, missing, "clock", apps_stdio, "clock")
+        try:
+            http_port = stack.enter_context(http_server(*apps_command()))
+            references["clock-copy"] = apps_http("clock-copy", http_port)
+        except (pytest.skip.Exception, pytest.fail.Exception) as exc:
+            missing["clock-copy"] = exc
         pages = stack.enter_context(serve(_pages(), ""))
         _build(references, missing, "everything-stdio", everything_stdio)
         _build(references, missing, "memory", memory, tmp_path_factory.mktemp("memory"))

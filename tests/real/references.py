@@ -10,11 +10,12 @@ toolvet and directly, to compare.
 - mcp-server-time, mcp-server-fetch and mcp-server-git (PyPI, each in its own venv) over stdio;
 - a server written with FastMCP 4 (PyPI ``fastmcp``, in its own venv; ``fastmcp_server.py``) over stdio,
   streamable HTTP and legacy HTTP+SSE;
-- an MCP Apps server on the TypeScript SDK 2.x server with the ext-apps helpers (``js/apps_server.mjs``)
-  over stdio, registered twice (two deployments of one app, whose ``ui://`` view URIs are the same).
+- an MCP Apps server on the TypeScript SDK 2.x server with the ext-apps helpers (``js/apps_server.mjs``),
+  deployed twice: over stdio (``clock``) and streamable HTTP (``clock-copy``), whose ``ui://`` view URIs
+  are the same.
 
-The node HTTP servers are run by :func:`node_http_server`, bound to loopback by ``js/loopback.mjs``; the
-FastMCP ones by :func:`python_http_server`.
+The reference servers' HTTP transports are run by :func:`node_http_server`, bound to loopback by
+``js/loopback.mjs``; the FastMCP and MCP Apps ones, which take a port, by :func:`http_server`.
 """
 
 from __future__ import annotations
@@ -179,11 +180,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def python_http_server(python: Path, script: Path, *args: str) -> Iterator[int]:
-    """Run ``python SCRIPT ARGS PORT`` (a server that binds 127.0.0.1:PORT); yield the port once it
-    accepts connections (bounded by START_TIMEOUT)."""
+def http_server(program: Path, script: Path, *args: str) -> Iterator[int]:
+    """Run ``PROGRAM SCRIPT ARGS PORT`` (a server that binds 127.0.0.1:PORT: python or node); yield the
+    port once it accepts connections (bounded by START_TIMEOUT)."""
     port = _free_port()
-    with subprocess.Popen([str(python), str(script), *args, str(port)], stdin=subprocess.DEVNULL,
+    with subprocess.Popen([str(program), str(script), *args, str(port)], stdin=subprocess.DEVNULL,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as process:
         try:
             deadline = time.monotonic() + START_TIMEOUT
@@ -382,8 +383,19 @@ def fastmcp_http(port: int, kind: Literal["streamable-http", "sse"]) -> Referenc
 APPS_CALLS: Final[list[Call]] = [("show-clock", {"zone": "Europe/Oslo"})]
 
 
-def apps_server(name: str) -> Reference:
+def apps_command() -> tuple[Path, Path, str]:
+    """node, ``js/apps_server.mjs`` and the npm folder it imports from (the MCP Apps server's command)."""
+    for package in ("@modelcontextprotocol/server", "@modelcontextprotocol/ext-apps", "@modelcontextprotocol/node"):
+        npm_package(package)
+    return system_node(), JS / "apps_server.mjs", str(node_modules())
+
+
+def apps_stdio(name: str) -> Reference:
     """``js/apps_server.mjs`` (the TypeScript SDK 2.x server and the MCP Apps helpers) over stdio."""
-    npm_package("@modelcontextprotocol/server")
-    npm_package("@modelcontextprotocol/ext-apps")
-    return Reference(name, Stdio(str(system_node()), [str(JS / "apps_server.mjs"), str(node_modules())]), APPS_CALLS)
+    node, script, modules = apps_command()
+    return Reference(name, Stdio(str(node), [str(script), modules]), APPS_CALLS)
+
+
+def apps_http(name: str, port: int) -> Reference:
+    """The same server over streamable HTTP, listening on ``port`` (:func:`http_server`)."""
+    return Reference(name, Http(f"http://127.0.0.1:{port}/mcp", "streamable-http"), APPS_CALLS)

@@ -1,12 +1,14 @@
 // An MCP Apps server written with the official TypeScript SDK 2.x and the MCP Apps server helpers
 // (@modelcontextprotocol/ext-apps), run by tests/real over stdio:
 //
-//   node apps_server.mjs NODE_MODULES
+//   node apps_server.mjs NODE_MODULES [PORT]
 //
-// NODE_MODULES is the folder scripts/install-real-mcp installed them in. One tool, `show-clock`, whose
+// NODE_MODULES is the folder scripts/install-real-mcp installed them in. With PORT it serves streamable
+// HTTP on 127.0.0.1:PORT at /mcp (the SDK's createMcpHandler, both eras: 2026-07-28 and stateless 2025,
+// through @modelcontextprotocol/node's adapter), else stdio. One tool, `show-clock`, whose
 // `_meta` names its view (`ui://clock/view.html`, under both the current and the older key, as the
 // helpers write it), the view itself as an MCP Apps resource, and the structured result the view shows.
-// The SDK's serveStdio serves both protocol eras from one factory.
+// One factory serves both protocol eras.
 import { packages } from "./packages.mjs";
 
 const exported = packages(process.argv[2]);
@@ -39,4 +41,19 @@ function build() {
     return server;
 }
 
-serveStdio(build);
+const port = process.argv[3];
+if (port === undefined) {
+    serveStdio(build);
+} else {
+    const { createServer } = await import("node:http");
+    const { createMcpHandler } = await import(exported("@modelcontextprotocol/server", "."));
+    const { toNodeHandler } = await import(exported("@modelcontextprotocol/node", "."));
+    const handle = toNodeHandler(createMcpHandler(build));
+    createServer((request, response) => {
+        if (new URL(request.url, "http://localhost").pathname !== "/mcp") {
+            response.writeHead(404).end();
+            return;
+        }
+        handle(request, response);
+    }).listen(Number(port), "127.0.0.1");
+}
