@@ -15,6 +15,7 @@ from typing import Annotated
 
 import mcp.types as mcp_types
 from fastmcp import Context, FastMCP
+from fastmcp.apps.config import UI_EXTENSION_ID
 from pydantic import BaseModel, Field
 
 server = FastMCP("toolvet-fastmcp", instructions="Arithmetic, a fixed forecast and a counter.")
@@ -103,6 +104,13 @@ async def careful(topic: str, ctx: Context) -> str:
     if (approved := _approved(ctx)) is None:
         return _approval(f"Use the careful prompt about {topic}?", topic)  # type: ignore[return-value]
     return f"Be careful about {ctx.request_state}." if approved else "Never mind."
+
+
+@server.tool
+def view_mode(ctx: Context) -> str:
+    """Which result the client gets: "ui" for a host that declared MCP Apps, else "text" (as an
+    app-enhanced tool chooses its result)."""
+    return "ui" if ctx.client_supports_extension(UI_EXTENSION_ID) else "text"
 
 
 @server.resource("settings://current")

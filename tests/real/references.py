@@ -36,6 +36,7 @@ from typing import Any, Final, Literal
 
 import mcp.types as types
 from mcp import Client
+from mcp.client.extension import ClientExtension
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -100,20 +101,31 @@ class Reference:
     normalise: Callable[[dict[str, Any]], dict[str, Any]] = same
 
 
+class McpApps(ClientExtension):
+    """The MCP Apps extension as a host that shows ``ui://`` views declares it."""
+
+    identifier = "io.modelcontextprotocol/ui"
+
+    def settings(self) -> dict[str, Any]:
+        return {"mimeTypes": ["text/html;profile=mcp-app"]}
+
+
 @asynccontextmanager
-async def direct_client(reach: Stdio | Http) -> AsyncIterator[Client]:
+async def direct_client(reach: Stdio | Http, *, apps: bool = True) -> AsyncIterator[Client]:
     """The official Python SDK client straight to the server (era negotiated, response cache off).
 
     It declares what toolvet declares upstream (sampling, elicitation and roots, which the gateway
-    relays), so both see the same capability-dependent tool list. Its callbacks are never asked
-    anything by the tools these tests call.
+    relays, and MCP Apps, whose views it passes on; ``apps=False`` leaves that out), so both see the
+    same capability-dependent tool list. Its callbacks are never asked anything by the tools these
+    tests call.
     """
 
     async def refuse(context: Any, params: Any) -> types.ErrorData:
         return types.ErrorData(code=types.INVALID_REQUEST, message="not asked in these tests")
 
     async with Client(reach.transport(), mode="auto", cache=None, sampling_callback=refuse,
-                      elicitation_callback=refuse, list_roots_callback=refuse) as client:
+                      elicitation_callback=refuse, list_roots_callback=refuse,
+                      extensions=[McpApps()] if apps else None) as client:
         yield client
 
 
@@ -361,6 +373,7 @@ FASTMCP_CALLS: Final[list[Call]] = [
     ("forecast", {"city": "Oslo"}),
     ("greet", {"name": "toolvet"}),
     ("count", {"n": 3}),
+    ("view_mode", {}),
 ]
 
 

@@ -54,3 +54,23 @@ async def test_each_deployment_of_an_mcp_apps_server_shows_its_own_view_through_
         assert [c.uri for c in views[name].contents] == [namespaced(VIEW, name)]
     assert expected[0]["mimeType"] == "text/html;profile=mcp-app"
     assert own_meta == direct_tool.meta and _contents(own_view) == expected
+
+
+@pytest.mark.parametrize("name", ["fastmcp-stdio", "fastmcp-http", "fastmcp-sse"])
+async def test_a_server_that_adapts_to_mcp_apps_hosts_gives_the_client_behind_toolvet_its_app_result(
+    world: World, name: str
+) -> None:
+    """FastMCP's ``view_mode`` answers "ui" to a host that declared MCP Apps and "text" to any other:
+    toolvet declares the extension upstream (it passes views on), so behind it the app result comes."""
+    world.discovered(name)
+    with anyio.fail_after(BOUND):
+        async with direct_client(world.reference(name).reach, apps=False) as plain:
+            text = await plain.call_tool("view_mode", {})
+        async with direct_client(world.reference(name).reach) as host:
+            ui = await host.call_tool("view_mode", {})
+        got = {}
+        for mode in ERAS:
+            async with world.toolvet.client(world.toolvet.alice, mode=mode) as client:
+                got[mode] = await client.call_tool(f"{name}_view_mode", {})
+    assert [c.text for c in text.content] == ["text"] and [c.text for c in ui.content] == ["ui"]
+    assert {mode: [c.text for c in result.content] for mode, result in got.items()} == {mode: ["ui"] for mode in ERAS}

@@ -50,8 +50,8 @@ from pydantic import ValidationError
 from toolvet.upstream.errors import ChannelError, ProtocolError, RpcError
 
 __all__ = [
-    "CLIENT_INFO", "NO_HOOKS", "RELAYED_CAPABILITIES", "Channel", "ChannelError", "Hooks", "ProtocolError",
-    "RpcError", "Session",
+    "APPS_EXTENSION", "APPS_MIME_TYPE", "CLIENT_INFO", "NO_HOOKS", "RELAYED_CAPABILITIES", "Channel",
+    "ChannelError", "Hooks", "ProtocolError", "RpcError", "Session",
     "TimedChannel", "is_input_required", "is_task_created", "negotiate", "wire",
 ]
 
@@ -66,13 +66,20 @@ def _client_version() -> str:
 CLIENT_INFO: Final[dict[str, str]] = {"name": "toolvet", "version": _client_version()}
 #: What a client that serves no sampling, elicitation or roots declares (watchers).
 NO_CAPABILITIES: Final[dict[str, Any]] = {}
+#: The MCP Apps extension's identifier and the one kind of view it shows (``ui://`` resources).
+APPS_EXTENSION: Final = "io.modelcontextprotocol/ui"
+APPS_MIME_TYPE: Final = "text/html;profile=mcp-app"
 #: What toolvet declares where it forwards calls, and to discovery so that a server lists the same
 #: tools to both: the server-to-client requests the gateway relays to the calling client (which
 #: refuses them, saying why, when that client cannot answer). Roots are relayed too: a pooled
 #: session belongs to one caller, so its ``roots/list`` goes to that caller's client, and the
-#: client's ``notifications/roots/list_changed`` to that caller's sessions.
+#: client's ``notifications/roots/list_changed`` to that caller's sessions. MCP Apps too: the gateway
+#: passes a tool's ``_meta.ui`` and its ``ui://`` view on, and a server that offers its app-enhanced
+#: tools (or results) only to a host that declares the extension would otherwise never show a host
+#: behind toolvet its views (a host without views reads the tools' text content, as MCP Apps asks).
 RELAYED_CAPABILITIES: Final[dict[str, Any]] = {
     "elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {"listChanged": True},
+    "extensions": {APPS_EXTENSION: {"mimeTypes": [APPS_MIME_TYPE]}},
 }
 
 
