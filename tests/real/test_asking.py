@@ -31,20 +31,30 @@ class User:
         return types.ElicitResult(action="accept", content=self.answer)  # type: ignore[arg-type]
 
 
+async def _called_both_ways(world: World, name: str, mode: str, answer: dict[str, object], tool: str,
+                            arguments: dict[str, object]) -> tuple[dict[str, object], dict[str, object], list[str]]:
+    """``tool`` of server ``name`` called straight and through toolvet in protocol ``mode`` by a user who
+    answers every question with ``answer``: (its result directly, through toolvet, the questions shown,
+    which must be the same both ways)."""
+    direct, through = User(answer), User(answer)
+    with anyio.fail_after(BOUND):
+        async with direct_client_with(world.reference(name).reach, mode, direct) as own:
+            expected = await own.call_tool(tool, arguments)
+        async with world.toolvet.client(world.toolvet.alice, mode=mode, elicitation_callback=through) as client:
+            got = await client.call_tool(f"{name}_{tool}", arguments)
+    assert through.shown == direct.shown
+    return canonical(sdk_result(expected)), canonical(sdk_result(got)), direct.shown
+
+
 @pytest.mark.parametrize("name", ["fastmcp-stdio", "fastmcp-http", "fastmcp-sse"])
 async def test_a_question_asked_mid_call_reaches_a_handshake_era_client_through_toolvet(
     world: World, name: str
 ) -> None:
     world.discovered(name)
-    direct, through = User({"value": True}), User({"value": True})
-    with anyio.fail_after(BOUND):
-        async with direct_client_with(world.reference(name).reach, "legacy", direct) as own:
-            expected = await own.call_tool("confirm", {"action": "deploy"})
-        async with world.toolvet.client(world.toolvet.alice, mode="legacy", elicitation_callback=through) as client:
-            got = await client.call_tool(f"{name}_confirm", {"action": "deploy"})
-    assert canonical(sdk_result(expected))["content"] == [{"type": "text", "text": "deploy: confirmed"}]
-    assert canonical(sdk_result(got)) == canonical(sdk_result(expected))
-    assert through.shown == direct.shown == ["Go ahead with deploy?"]
+    expected, got, shown = await _called_both_ways(world, name, "legacy", {"value": True}, "confirm",
+                                                   {"action": "deploy"})
+    assert expected["content"] == [{"type": "text", "text": "deploy: confirmed"}]
+    assert got == expected and shown == ["Go ahead with deploy?"]
 
 
 @pytest.mark.parametrize("answer", [True, False])
@@ -53,16 +63,11 @@ async def test_a_guard_tools_question_and_the_users_answer_pass_through_toolvet_
     world: World, name: str, answer: bool
 ) -> None:
     world.discovered(name)
-    direct, through = User({"approve": answer}), User({"approve": answer})
-    with anyio.fail_after(BOUND):
-        async with direct_client_with(world.reference(name).reach, "2026-07-28", direct) as own:
-            expected = await own.call_tool("transfer", {"amount": 40})
-        async with world.toolvet.client(world.toolvet.alice, elicitation_callback=through) as client:
-            got = await client.call_tool(f"{name}_transfer", {"amount": 40})
+    expected, got, shown = await _called_both_ways(world, name, "2026-07-28", {"approve": answer}, "transfer",
+                                                   {"amount": 40})
     outcome = "transferred" if answer else "not transferred"
-    assert canonical(sdk_result(expected))["content"] == [{"type": "text", "text": f"amount=40: {outcome}"}]
-    assert canonical(sdk_result(got)) == canonical(sdk_result(expected))
-    assert through.shown == direct.shown == ["Transfer 40 EUR?"]
+    assert expected["content"] == [{"type": "text", "text": f"amount=40: {outcome}"}]
+    assert got == expected and shown == ["Transfer 40 EUR?"]
 
 
 @pytest.mark.parametrize("name", ["fastmcp-stdio", "fastmcp-http"])
