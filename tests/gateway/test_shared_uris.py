@@ -215,3 +215,23 @@ async def test_a_templates_expansion_is_read_from_its_server_not_from_one_that_a
     assert templates == ["{+anything}", BOOKS]  # two templates, nothing shared: as written
     assert book.contents[0].text == "the text of Dune (south)"
     assert other.contents[0].text == "not yours"
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_completion_goes_to_the_prompts_or_the_templates_own_server_under_its_own_name(
+    toolvet: Toolvet, mode
+):
+    with ExitStack() as stack:
+        north = stack.enter_context(modern_http_server(library("north", shelf=" (north)", completing=True)))
+        south = stack.enter_context(modern_http_server(library("south", shelf=" (south)", completing=True)))
+        await toolvet.register("north", north.url)
+        await toolvet.register("south", south.url)
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with client_at(toolvet, "/mcp", toolvet.alice, mode) as client:
+                prompt = await client.complete(types.PromptReference(type="ref/prompt", name="south_summarise"),
+                                               {"name": "title", "value": "Em"})
+                template = await client.complete(
+                    types.ResourceTemplateReference(type="ref/resource", uri=namespaced(BOOKS, "north")),
+                    {"name": "title", "value": "D"})
+    assert prompt.completion.values == ["Emma (south)", "Emil (south)", "asked: summarise"]
+    assert template.completion.values == ["Dune (north)", f"asked: {BOOKS}"]
