@@ -11,8 +11,10 @@ Run by tests/real with the python of the ``fastmcp`` virtual environment (script
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
+import anyio
 import mcp.types as mcp_types
 from fastmcp import Context, FastMCP
 from fastmcp.apps.config import UI_EXTENSION_ID
@@ -104,6 +106,19 @@ async def careful(topic: str, ctx: Context) -> str:
     if (approved := _approved(ctx)) is None:
         return _approval(f"Use the careful prompt about {topic}?", topic)  # type: ignore[return-value]
     return f"Be careful about {ctx.request_state}." if approved else "Never mind."
+
+
+@server.tool
+async def wait(seconds: float, note: str) -> str:
+    """Wait, then say so: writes "started" to the file ``note`` first, and "cancelled" when the call is
+    cancelled meanwhile."""
+    Path(note).write_text("started", encoding="utf-8")
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        Path(note).write_text("cancelled", encoding="utf-8")
+        raise
+    return f"waited {seconds} s"
 
 
 @server.tool
