@@ -99,3 +99,17 @@ async def test_a_guards_question_to_a_client_that_declared_no_elicitation_is_ref
         async with world.toolvet.client(world.toolvet.alice) as client:
             with pytest.raises(MCPError, match="asked for elicitation, which the client behind toolvet did not"):
                 await client.read_resource(namespaced("vault://note", "fastmcp-stdio"))
+
+
+async def test_a_guard_tool_called_over_rest_fails_naming_the_question_nobody_could_answer(world: World) -> None:
+    world.discovered("fastmcp-stdio")
+    with anyio.fail_after(BOUND):
+        async with world.toolvet.http(world.toolvet.alice) as http:
+            answer = await http.post(f"{world.toolvet.base}/api/v1/calls", json={
+                "server_type": "fastmcp-stdio", "tool_name": "transfer", "arguments": {"amount": 40}})
+    body = answer.json()
+    assert answer.status_code == 200, body
+    assert body["status"] == "failed"
+    assert "asked for input first (elicitation/create 'Transfer 40 EUR?'), which this caller cannot give" in (
+        body["error"])
+    assert body["result"]["isError"] is True  # the call's result says the same, not the server's question

@@ -31,6 +31,7 @@ from mcp.shared.inbound import (
 from mcp.types import (
     CLIENT_CAPABILITIES_META_KEY,
     CLIENT_INFO_META_KEY,
+    INVALID_PARAMS,
     METHOD_NOT_FOUND,
     PROTOCOL_VERSION_META_KEY,
     REQUEST_TIMEOUT,
@@ -108,8 +109,25 @@ class Hooks:
 
     async def input_required(self, result: dict[str, Any]) -> dict[str, Any] | None:
         """A 2026-07-28 ``InputRequiredResult``: the responses to its ``inputRequests`` (the request is
-        then sent again with them), or None to hand the result itself to the caller."""
-        return None
+        then sent again with them), or None to hand the result itself to the caller (a client that
+        retries with them). Raises RpcError when the caller can do neither: by default (a call over
+        REST, which has nobody to ask), naming what the server asked."""
+        raise RpcError(INVALID_PARAMS, f"the server asked for input first ({asked_for(result)}), which this "
+                       "caller cannot give: call the tool through /mcp from a client that answers it", synthetic=True)
+
+
+def asked_for(result: dict[str, Any]) -> str:
+    """What an ``InputRequiredResult`` asks, for a message: each request's method, and an elicitation's
+    own message (``elicitation/create "Transfer 40 EUR?"``)."""
+    requests = result.get("inputRequests")
+    described = []
+    for asked in (requests.values() if isinstance(requests, dict) else ()):
+        method = asked.get("method") if isinstance(asked, dict) else None
+        params = asked.get("params") if isinstance(asked, dict) else None
+        message = params.get("message") if isinstance(params, dict) else None
+        text = str(method)[:60] if method is not None else "a malformed request"
+        described.append(f"{text} {str(message)[:120]!r}" if isinstance(message, str) else text)
+    return ", ".join(described[:5]) or "nothing it named"
 
 
 def is_input_required(result: Any) -> bool:
