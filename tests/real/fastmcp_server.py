@@ -122,6 +122,13 @@ async def wait(seconds: float, note: str) -> str:
 
 
 @server.tool
+async def announce(ctx: Context) -> str:
+    """Say, on this session, that the server's tool list changed (as a server does once it changed it)."""
+    await ctx.send_notification(mcp_types.ToolListChangedNotification())
+    return "announced"
+
+
+@server.tool
 def view_mode(ctx: Context) -> str:
     """Which result the client gets: "ui" for a host that declared MCP Apps, else "text" (as an
     app-enhanced tool chooses its result)."""

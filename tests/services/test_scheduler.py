@@ -17,6 +17,7 @@ from toolvet.db.models import DiscoveryRun
 from toolvet.schemas.tools import DiscoveryRunOut
 from toolvet.services import servers
 from toolvet.services.context import Context
+from toolvet.services.events import LIST_CHANGED, UPSTREAM
 from toolvet.services.scheduler import Scheduler
 from toolvet.services.secrets import SecretBox
 
@@ -160,3 +161,20 @@ async def test_a_server_whose_secrets_do_not_open_fails_alone_and_the_sweep_goes
     sealed = recorder.of("sealed", "schedule")[0]
     assert sealed.status == "failed" and "cannot be decrypted" in (sealed.error or "")
     assert other.rpc_methods() == []  # never contacted with headers it could not have
+
+
+async def test_a_change_the_gateway_heard_from_a_server_leads_to_one_debounced_pass(ctx, admin):
+    """A server that says on a call's session that its lists changed (the gateway publishes it on the bus,
+    ``events.UPSTREAM``) is listed again after the debounce, as a watcher's signal would have it."""
+    slow = tuned(ctx, discovery_interval=3600, discovery_debounce=0.5)
+    with raw_listing_server(LISTING) as up:
+        servers.create_server(slow, admin, {"name": "up", "url": up.url})
+        async with scheduling(slow) as (scheduler, recorder):
+            with anyio.fail_after(30):
+                await recorder.until(lambda: len(recorder.of("up", "schedule")) == 1)
+                for _ in range(3):  # three signals inside one debounce window: one pass
+                    slow.bus.publish({"type": LIST_CHANGED, "server": "up"}, UPSTREAM)
+                slow.bus.publish({"type": "something-else", "server": "up"}, UPSTREAM)
+                await recorder.until(lambda: len(recorder.of("up", "list-changed")) == 1)
+            assert recorder.requests == ["up", "up", "up"]
+            assert not scheduler._requested

@@ -31,9 +31,11 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, PromptsListChanged
 from mcp.types import INVALID_PARAMS
 
 from toolvet.services.calls import CallService
+from toolvet.services.events import LIST_CHANGED, UPSTREAM
 from toolvet.upstream.errors import RpcError
 
-__all__ = ["LIST_CHANGES", "MAX_LISTENERS", "Listener", "Notices", "notices_of", "session_listener", "stream_listener"]
+__all__ = ["CHANGE_SIGNALS", "LIST_CHANGES", "MAX_LISTENERS", "Listener", "Notices", "notices_of", "session_listener",
+           "stream_listener"]
 
 log = logging.getLogger("toolvet.gateway")
 
@@ -65,10 +67,20 @@ class Listener:
     subscriptions: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
+#: The notifications by which a server says its lists changed: each asks discovery to list it again.
+CHANGE_SIGNALS: Final = frozenset({"notifications/tools/list_changed", *LIST_CHANGES})
+
+
 @dataclass
 class Notices:
-    """The listeners of every caller (see the module docstring); the upstream pool's Standing."""
+    """The listeners of every caller (see the module docstring); the upstream pool's Standing.
 
+    ``changed`` is told the server's name whenever one says on a pooled session (in a call or outside
+    one) that its tools, prompts or resources changed: the scheduler hears it and lists that server
+    again after its debounce, instead of at the next interval. Tool lists are not passed on to clients
+    (they list toolvet's vetted tools, told of a change when discovery stores one)."""
+
+    changed: Callable[[str], None] | None = None
     _listeners: dict[str, list[Listener]] = field(default_factory=dict)
 
     def add(self, listener: Listener) -> Callable[[], None]:
@@ -94,6 +106,8 @@ class Notices:
                    for other in self._listeners.get(listener.caller, ()) if other is not listener)
 
     async def notification(self, server: str, caller: str, method: str, params: dict[str, Any] | None) -> None:
+        if method in CHANGE_SIGNALS and self.changed is not None:
+            self.changed(server)
         listeners = list(self._listeners.get(caller, ()))
         if method == "notifications/resources/updated":
             uri = (params or {}).get("uri")
@@ -137,7 +151,8 @@ def notices_of(service: CallService) -> Notices:
     pool = service.pool
     if pool is not None and isinstance(pool.standing, Notices):
         return pool.standing
-    notices = Notices()
+    bus = service.ctx.bus
+    notices = Notices(changed=lambda server: bus.publish({"type": LIST_CHANGED, "server": server}, UPSTREAM))
     if pool is not None:
         pool.standing = notices
     return notices

@@ -7,7 +7,9 @@ Events are small dicts with a ``type``, published on a topic:
 - ``cache``: ``changed`` after an operator's edit or a token's revocation commits, so every process
   drops what it cached of the registry at once instead of serving it for another second;
 - ``tools``: ``tools-changed`` after a discovery pass changed a server's tools, so the gateway tells
-  its clients now rather than at its next poll.
+  its clients now rather than at its next poll;
+- ``upstream``: ``list-changed`` when a server says, on a session of the gateway's, that its tools,
+  prompts or resources changed, so the scheduler lists it again now rather than at its next interval.
 
 :class:`EventBus` is the interface and the in-process delivery both implementations share: each
 subscriber gets its own bounded buffer, and a subscriber that falls behind loses the oldest events
@@ -30,7 +32,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from toolvet.db.engine import Database
 
-__all__ = ["BUFFER", "CACHE", "CALLS", "STOPPING", "TOOLS", "Event", "EventBus", "InProcessBus", "open_bus"]
+__all__ = ["BUFFER", "CACHE", "CALLS", "LIST_CHANGED", "STOPPING", "TOOLS", "UPSTREAM", "Event", "EventBus",
+           "InProcessBus", "open_bus"]
 
 BUFFER: Final = 256
 #: Call events (the default topic).
@@ -39,6 +42,9 @@ CALLS: Final = "calls"
 CACHE: Final = "cache"
 #: Tool-list changes found by discovery: ``{"type": "tools-changed", "server": name}``.
 TOOLS: Final = "tools"
+#: A server's own change signal heard by the gateway: ``{"type": "list-changed", "server": name}``.
+UPSTREAM: Final = "upstream"
+LIST_CHANGED: Final = "list-changed"
 #: The type of the event this process's ``calls`` subscribers get (never sent to other processes)
 #: when it starts to stop: live streams end then, instead of holding the shutdown's grace period.
 STOPPING: Final = "stopping"

@@ -5,8 +5,9 @@ its list changed is listed again after ``discovery_debounce`` seconds (signals i
 collapse into one pass). Several processes may run a scheduler on one database: each pass takes the
 server's lease, and a pass finds out under the lease whether another process has just done the work.
 
-Signals come from one :func:`~toolvet.discovery.watch.watch_list_changed` task per enabled ``auto``
-server and fleet, kept in step with the registry on every tick: a new server gets a watcher, a
+Signals come from the gateway (a server that says, on a session of a call's, that its lists changed:
+``events.UPSTREAM``) and from one :func:`~toolvet.discovery.watch.watch_list_changed` task per enabled
+``auto`` server and fleet, kept in step with the registry on every tick: a new server gets a watcher, a
 removed, disabled or now-manual server loses its one, and an edited server (another target) is
 watched afresh. Each watcher is held under the lease ``watch:NAME``, so of all the processes on one
 database only one watches a server; the leases are renewed while this process lives and taken over
@@ -33,6 +34,7 @@ from toolvet.discovery.watch import watch_list_changed
 from toolvet.services import leases, retention
 from toolvet.services.context import Context
 from toolvet.services.discovery import OnRun, PassPlan, limits_from, plan, plans_where, run_passes, upstream_guard
+from toolvet.services.events import LIST_CHANGED, UPSTREAM
 from toolvet.upstream.http import http_client
 from toolvet.upstream.target import Target
 
@@ -69,6 +71,15 @@ class Scheduler:
             self._requested[name] = (anyio.current_time() + self.ctx.settings.discovery_debounce, utcnow())
         self._wake.set()
 
+    async def _hear_gateway(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Request a pass for each server the gateway heard say its lists changed (``events.UPSTREAM``: on
+        a session of a call's, where the watcher's own session hears nothing of it), from any process."""
+        async with self.ctx.bus.subscribe(UPSTREAM) as events:
+            task_status.started()
+            async for event in events:
+                if event.get("type") == LIST_CHANGED and isinstance(server := event.get("server"), str):
+                    self.request(server)
+
     def _due(self, now: datetime) -> list[PassPlan]:
         cutoff = now - timedelta(seconds=self.ctx.settings.discovery_interval)
         return plans_where(self.ctx, or_(Server.last_discovery_at.is_(None), Server.last_discovery_at <= cutoff))
@@ -86,6 +97,7 @@ class Scheduler:
         tick = min(MAX_TICK, settings.discovery_interval, settings.lease_seconds)
         async with _http_client(self.ctx) as http, anyio.create_task_group() as watchers:
             watchers.start_soon(leases.keep_renewed, self.ctx.db, settings.lease_seconds, self.holder)
+            await watchers.start(self._hear_gateway)
             task_status.started()
             try:
                 await self._loop(watchers, http, tick)
