@@ -29,6 +29,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final
 
 import anyio
@@ -94,14 +95,21 @@ class Template:
 
     @classmethod
     def of(cls, server: str, template: str) -> Template:
-        parts, at, literal = [], 0, 0
-        for m in _EXPRESSION.finditer(template):
-            parts.append(re.escape(template[at:m.start()]))
-            literal += m.start() - at
-            parts.append(_EXPANSIONS[m.group(1)])
-            at = m.end()
-        parts.append(re.escape(template[at:]))
-        return cls(server, re.compile("".join(parts), re.DOTALL), literal + len(template) - at)
+        return cls(server, *_pattern(template))
+
+
+@lru_cache(maxsize=4096)
+def _pattern(template: str) -> tuple[re.Pattern[str], int]:
+    """A template's pattern and its count of literal characters (worked out once: the claims are worked
+    out again each time the entries are read)."""
+    parts, at, literal = [], 0, 0
+    for m in _EXPRESSION.finditer(template):
+        parts.append(re.escape(template[at:m.start()]))
+        literal += m.start() - at
+        parts.append(_EXPANSIONS[m.group(1)])
+        at = m.end()
+    parts.append(re.escape(template[at:]))
+    return re.compile("".join(parts), re.DOTALL), literal + len(template) - at
 
 
 @dataclass(frozen=True)
