@@ -14,9 +14,9 @@ that are not held for review, as the server listed them, read from the registry 
   (``data://config#toolvet-server=north``): every copy stays listed and readable, and none is read
   from another server (:class:`Claims`). A read, a subscription or a completion for a URI goes to the
   server its marker names, else to the one server of the caller's that claims it (two: refused, naming
-  the URIs to use), else, on ``/mcp``, to the server whose tool returned it in a result, else to the
-  server whose template it is an expansion of (the most literal template's, when several match), else
-  to each server in turn until one answers.
+  the URIs to use), else to the server whose template it is an expansion of (the most literal
+  template's, when several match), else, on ``/mcp``, to the server whose tool returned it in a result,
+  else to each server in turn until one answers.
 
 Resource *contents* pass through unchanged: they are read at call time and are not vetted (a result's
 ``uri`` members and the links and embedded resources of tool results and prompts are only given the
@@ -144,6 +144,11 @@ class Claims:
         """The servers among ``servers`` that claim ``uri`` as written, in their order."""
         claimants = self.by_uri.get(uri, frozenset())
         return [server for server in servers if server in claimants]
+
+    @property
+    def template_servers(self) -> list[str]:
+        """Every server that lists a template, in name order."""
+        return sorted({t.server for t in self.templates})
 
     def expanders(self, uri: str, servers: Iterable[str]) -> list[str]:
         """The servers among ``servers`` whose templates ``uri`` is an expansion of, in their order: those
@@ -287,9 +292,9 @@ class Federation:
     async def for_uri(self, send: Send, servers: Iterable[str], uri: str, method: str,
                       params_for: Callable[[str], dict[str, Any]]) -> tuple[str, str, Any]:
         """Send a URI's request (``params_for`` gives its params for the URI as the server wrote it) to
-        the server that claims it (see :meth:`resolve`), else to the one a tool result linked it from,
-        else to those of ``servers`` whose template it expands (or all) until one answers; returns
-        (server, the URI as it wrote it, the result)."""
+        the server that claims it (see :meth:`resolve`), else to those of ``servers`` whose template it
+        expands, else to the one a tool result linked it from, else to each of ``servers`` until one
+        answers; returns (server, the URI as it wrote it, the result)."""
         known = list(servers)
         claims = await self.claims()
         routed = self.resolve(uri, known, claims)
@@ -298,13 +303,15 @@ class Federation:
             if server not in known:
                 raise UpstreamError(f"no server offers {uri[:200]}", -32002, {"uri": uri[:200]}, "Resource not found")
             return server, own, await send(server, method, params_for(own))
-        owner = self.owner(uri)
-        if owner in known:
-            return owner, uri, await send(owner, method, params_for(uri))
         # A template's expansion goes to the servers whose template it expands (one that answers any URI
-        # then answers no other server's); one no template describes is asked of each in turn.
+        # then answers no other server's, nor does one whose tool linked to it); a URI no template
+        # describes goes to the server whose tool result linked to it, else is asked of each in turn.
+        expanders = claims.expanders(uri, known)
+        owner = self.owner(uri)
+        if owner in (expanders or known):
+            return owner, uri, await send(owner, method, params_for(uri))
         last: UpstreamError | None = None
-        for server in claims.expanders(uri, known) or known:
+        for server in expanders or known:
             try:
                 result = await send(server, method, params_for(uri))
             except UpstreamError as exc:
@@ -318,8 +325,9 @@ class Federation:
 
     def linked(self, server: str, blocks: Iterable[Any], claims: Claims) -> None:
         """Give the resource links and embedded resources among content ``blocks`` of ``server`` (a tool
-        result's or a prompt's, as JSON, changed in place) the URIs the endpoint serves them by, and
-        route a linked URI no server lists back to ``server``."""
+        result's or a prompt's, as JSON, changed in place) the URIs the endpoint serves them by (an
+        expansion of a template two servers list is namespaced too), and route a linked URI no server
+        lists back to ``server``."""
         for block in blocks:
             if not isinstance(block, dict):
                 continue
@@ -327,9 +335,12 @@ class Federation:
             if block.get("type") not in LINKS or not isinstance(holder, dict) or not isinstance(
                     uri := holder.get("uri"), str):
                 continue
-            if uri not in claims.by_uri:
+            if uri in claims.by_uri or MARKER in uri:
+                holder["uri"] = claims.outward(server, uri)
+            elif len(set(claims.expanders(uri, claims.template_servers))) > 1:
+                holder["uri"] = namespaced(uri, server)  # an expansion of a template two servers list
+            else:
                 self.remember(uri, server)
-            holder["uri"] = claims.outward(server, uri)
 
 
 #: The content block types that name a resource by its URI.
