@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import anyio
+import mcp.types as types
 import pytest
 from starlette.applications import Starlette
 from starlette.responses import HTMLResponse, PlainTextResponse
@@ -30,6 +31,7 @@ from tests.real.references import (
     apps_http,
     apps_stdio,
     direct_client,
+    direct_client_with,
     everything_entry,
     everything_http,
     everything_stdio,
@@ -232,3 +234,30 @@ async def typescript_client(sdk: str, url: str, token: str, calls: list[dict[str
     assert done.returncode == 0, f"the TypeScript {sdk} client failed: {stderr[-2000:]}"
     answer: dict[str, Any] = json.loads(done.stdout)
     return answer
+
+
+class User:
+    """Answers every form it is shown with ``answer``, and keeps the messages it was shown."""
+
+    def __init__(self, answer: dict[str, object]) -> None:
+        self.answer = answer
+        self.shown: list[str] = []
+
+    async def __call__(self, context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        self.shown.append(params.message)
+        return types.ElicitResult(action="accept", content=self.answer)  # type: ignore[arg-type]
+
+
+async def called_both_ways(world: World, name: str, mode: str, answer: dict[str, object], tool: str,
+                            arguments: dict[str, object]) -> tuple[dict[str, object], dict[str, object], list[str]]:
+    """``tool`` of server ``name`` called straight and through toolvet in protocol ``mode`` by a user who
+    answers every question with ``answer``: (its result directly, through toolvet, the questions shown,
+    which must be the same both ways)."""
+    direct, through = User(answer), User(answer)
+    with anyio.fail_after(BOUND):
+        async with direct_client_with(world.reference(name).reach, mode, direct) as own:
+            expected = await own.call_tool(tool, arguments)
+        async with world.toolvet.client(world.toolvet.alice, mode=mode, elicitation_callback=through) as client:
+            got = await client.call_tool(f"{name}_{tool}", arguments)
+    assert through.shown == direct.shown
+    return canonical(sdk_result(expected)), canonical(sdk_result(got)), direct.shown

@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.gateway.test_views import client_at
-from tests.real.conftest import BOUND, World
+from tests.real.conftest import BOUND, World, called_both_ways
 from tests.real.references import direct_client
 from toolvet.gateway.federation import namespaced
 
@@ -74,3 +74,17 @@ async def test_a_server_that_adapts_to_mcp_apps_hosts_gives_the_client_behind_to
                 got[mode] = await client.call_tool(f"{name}_view_mode", {})
     assert [c.text for c in text.content] == ["text"] and [c.text for c in ui.content] == ["ui"]
     assert {mode: [c.text for c in result.content] for mode, result in got.items()} == {mode: ["ui"] for mode in ERAS}
+
+
+@pytest.mark.parametrize("answer", [True, False])
+@pytest.mark.parametrize("name", APPS)
+async def test_a_typescript_guard_tools_question_and_answer_pass_through_toolvet_at_2026_07_28(
+    world: World, name: str, answer: bool
+) -> None:
+    """The TypeScript SDK 2.x server's ``set-alarm`` asks the user first (an ``InputRequiredResult`` built
+    with the SDK's ``inputRequired``), as the FastMCP guard tool does (tests/real/test_asking.py)."""
+    world.discovered(name)
+    expected, got, shown = await called_both_ways(world, name, "2026-07-28", {"ok": answer}, "set-alarm",
+                                                  {"time": "07:30"})
+    assert expected["content"] == [{"type": "text", "text": "alarm set for 07:30" if answer else "no alarm"}]
+    assert got == expected and shown == ["Set an alarm for 07:30?"]

@@ -8,42 +8,14 @@ prompt."""
 from __future__ import annotations
 
 import anyio
-import mcp.types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.real.conftest import BOUND, World, canonical, sdk_result
+from tests.real.conftest import BOUND, User, World, called_both_ways
 from tests.real.references import direct_client_with
 from toolvet.gateway.federation import namespaced
 
 pytestmark = pytest.mark.anyio
-
-
-class User:
-    """Answers every form it is shown with ``answer``, and keeps the messages it was shown."""
-
-    def __init__(self, answer: dict[str, object]) -> None:
-        self.answer = answer
-        self.shown: list[str] = []
-
-    async def __call__(self, context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
-        self.shown.append(params.message)
-        return types.ElicitResult(action="accept", content=self.answer)  # type: ignore[arg-type]
-
-
-async def _called_both_ways(world: World, name: str, mode: str, answer: dict[str, object], tool: str,
-                            arguments: dict[str, object]) -> tuple[dict[str, object], dict[str, object], list[str]]:
-    """``tool`` of server ``name`` called straight and through toolvet in protocol ``mode`` by a user who
-    answers every question with ``answer``: (its result directly, through toolvet, the questions shown,
-    which must be the same both ways)."""
-    direct, through = User(answer), User(answer)
-    with anyio.fail_after(BOUND):
-        async with direct_client_with(world.reference(name).reach, mode, direct) as own:
-            expected = await own.call_tool(tool, arguments)
-        async with world.toolvet.client(world.toolvet.alice, mode=mode, elicitation_callback=through) as client:
-            got = await client.call_tool(f"{name}_{tool}", arguments)
-    assert through.shown == direct.shown
-    return canonical(sdk_result(expected)), canonical(sdk_result(got)), direct.shown
 
 
 @pytest.mark.parametrize("name", ["fastmcp-stdio", "fastmcp-http", "fastmcp-sse"])
@@ -51,7 +23,7 @@ async def test_a_question_asked_mid_call_reaches_a_handshake_era_client_through_
     world: World, name: str
 ) -> None:
     world.discovered(name)
-    expected, got, shown = await _called_both_ways(world, name, "legacy", {"value": True}, "confirm",
+    expected, got, shown = await called_both_ways(world, name, "legacy", {"value": True}, "confirm",
                                                    {"action": "deploy"})
     assert expected["content"] == [{"type": "text", "text": "deploy: confirmed"}]
     assert got == expected and shown == ["Go ahead with deploy?"]
@@ -63,7 +35,7 @@ async def test_a_guard_tools_question_and_the_users_answer_pass_through_toolvet_
     world: World, name: str, answer: bool
 ) -> None:
     world.discovered(name)
-    expected, got, shown = await _called_both_ways(world, name, "2026-07-28", {"approve": answer}, "transfer",
+    expected, got, shown = await called_both_ways(world, name, "2026-07-28", {"approve": answer}, "transfer",
                                                    {"amount": 40})
     outcome = "transferred" if answer else "not transferred"
     assert expected["content"] == [{"type": "text", "text": f"amount=40: {outcome}"}]
