@@ -7,6 +7,7 @@ import contextlib
 
 import mcp.types as types
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.prompts.base import UserMessage
 
 SUMMARISE = "Summarise a book."
 #: A description that earns a finding (an instruction aimed at the model).
@@ -19,7 +20,8 @@ def library(name: str = "library", *, greet: bool = True, shelf: str = "", linki
     resources hold (two copies at once list the same URIs with different contents); ``linking`` adds a
     tool whose result links to a book and embeds the catalogue; ``completing`` completes a title for the
     ``summarise`` prompt and the book template (each suggestion followed by the shelf, and the template
-    completed by its own URI as the server was asked for it)."""
+    completed by its own URI as the server was asked for it). ``linking`` also adds a ``cite`` prompt
+    whose messages embed the catalogue and link to a book."""
     server = MCPServer(name, version="0.1.0", log_level="WARNING")
 
     @server.tool(name="lookup", description="Looks a book up.")
@@ -51,6 +53,13 @@ def library(name: str = "library", *, greet: bool = True, shelf: str = "", linki
             return types.Completion(values=[*titles, f"asked: {asked}"])
 
     if linking:
+        @server.prompt(name="cite", description="Cites the catalogue and a book.")
+        def cite() -> list[UserMessage]:
+            return [UserMessage(content=types.EmbeddedResource(type="resource", resource=types.TextResourceContents(
+                        uri="books://catalogue", text=f"Dune; Emma{shelf}"))),
+                    UserMessage(content=types.ResourceLink(type="resource_link", uri="books://by-title/Dune",
+                                                           name="Dune"))]
+
         @server.tool(name="link", description="Links to a book and embeds the catalogue.")
         def link(title: str) -> list[types.ContentBlock]:
             return [types.ResourceLink(type="resource_link", uri=f"books://by-title/{title}", name=title),

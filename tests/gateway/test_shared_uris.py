@@ -243,3 +243,19 @@ async def test_a_completion_goes_to_the_prompts_or_the_templates_own_server_unde
                     {"name": "title", "value": "D"})
     assert prompt.completion.values == ["Emma (south)", "Emil (south)", "asked: summarise"]
     assert template.completion.values == ["Dune (north)", f"asked: {BOOKS}"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_prompts_embedded_resource_and_link_name_the_copy_of_the_prompts_server(toolvet: Toolvet, mode):
+    with ExitStack() as stack:
+        north, south = _two_libraries(stack, linking=True)
+        await toolvet.register("north", north)
+        await toolvet.register("south", south)
+        with toolvet.serve(), anyio.fail_after(BOUND):
+            async with client_at(toolvet, "/mcp", toolvet.alice, mode) as client:
+                embedded, link = (await client.get_prompt("south_cite")).messages
+                catalogue = await client.read_resource(embedded.content.resource.uri)
+                book = await client.read_resource(link.content.uri)
+    assert embedded.content.resource.uri == f"{CATALOGUE}{MARKER}south"
+    assert link.content.uri == f"books://by-title/Dune{MARKER}south"
+    assert catalogue.contents[0].text == "Dune; Emma (south)" and book.contents[0].text == "the text of Dune (south)"
