@@ -41,6 +41,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.gateway.lab import free_port
 from tests.real_software import node_modules, npm_package, system_node, venv_python
 
 JS: Final = Path(__file__).parent / "js"
@@ -185,17 +186,11 @@ def node_http_server(entry: Path, *args: str, port: int = 0) -> Iterator[int]:
             reader.join(STOP_TIMEOUT)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def http_server(program: Path, script: Path, *args: str) -> Iterator[int]:
     """Run ``PROGRAM SCRIPT ARGS PORT`` (a server that binds 127.0.0.1:PORT: python or node); yield the
     port once it accepts connections (bounded by START_TIMEOUT)."""
-    port = _free_port()
+    port = free_port()
     with subprocess.Popen([str(program), str(script), *args, str(port)], stdin=subprocess.DEVNULL,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as process:
         try:

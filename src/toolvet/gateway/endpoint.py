@@ -493,15 +493,11 @@ class Endpoint:
             # The upstream needs input from this client first: ask it, keeping the upstream's state
             # under a prefix of toolvet's, so the retry is told apart from an approval's.
             raw = dict(call.result or {})
-            if (missing := undeclared(ctx, raw.get("inputRequests"))) is not None:
-                return types.CallToolResult.model_validate(error_result(
-                    f"{name}: the upstream asked for {missing}, which the client behind toolvet did not declare"))
             raw["requestState"] = UPSTREAM_STATE + str(raw.get("requestState") or "")
-            try:
-                return types.InputRequiredResult.model_validate(raw)
-            except ValidationError as exc:
-                return types.CallToolResult.model_validate(error_result(
-                    f"{name}: the upstream asked for input in a malformed way: {exc.errors()[0]['msg']}"))
+            asked = _question(ctx, raw)
+            if isinstance(asked, MCPError):
+                return types.CallToolResult.model_validate(error_result(f"{name}: {asked.error.message}"))
+            return asked
         return await self._linked(call.server_type, outcomes.result_of(call, modern=modern))
 
     async def _answered(
@@ -768,20 +764,29 @@ def _caller_identity(ctx: ServerRequestContext[Any]) -> str:
     return f"request:{ctx.request_id}" if ctx.request_id is not None else ""
 
 
+def _question(ctx: ServerRequestContext[Any], raw: dict[str, Any]) -> types.InputRequiredResult | MCPError:
+    """A 2026-07-28 upstream's ``InputRequiredResult`` as its client gets it, or the error saying why it
+    cannot: it asks for something the client did not declare, or is malformed."""
+    if (missing := undeclared(ctx, raw.get("inputRequests"))) is not None:
+        return MCPError(INVALID_PARAMS,
+                        f"the upstream asked for {missing}, which the client behind toolvet did not declare")
+    try:
+        return types.InputRequiredResult.model_validate(raw)
+    except ValidationError as exc:
+        return MCPError(INTERNAL_ERROR,
+                        f"the upstream asked for input in a malformed way: {exc.errors()[0]['msg']}")
+
+
 def _asked(ctx: ServerRequestContext[Any], raw: Any) -> types.InputRequiredResult | None:
     """A 2026-07-28 upstream's ``InputRequiredResult`` for a prompt or a resource, as its client gets it
     (the client's retry carries its answers and the upstream's ``requestState`` back upstream as they
     are: toolvet asks nothing of its own there); None for any other result."""
     if not is_input_required(raw):
         return None
-    if (missing := undeclared(ctx, raw.get("inputRequests"))) is not None:
-        raise MCPError(INVALID_PARAMS,
-                       f"the upstream asked for {missing}, which the client behind toolvet did not declare")
-    try:
-        return types.InputRequiredResult.model_validate(raw)
-    except ValidationError as exc:
-        raise MCPError(INTERNAL_ERROR,
-                       f"the upstream asked for input in a malformed way: {exc.errors()[0]['msg']}") from None
+    asked = _question(ctx, raw)
+    if isinstance(asked, MCPError):
+        raise asked
+    return asked
 
 
 def _with_ui(tool: types.Tool, uri: str) -> types.Tool:

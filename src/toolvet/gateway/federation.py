@@ -301,7 +301,7 @@ class Federation:
         if routed is not None:
             server, own = routed
             if server not in known:
-                raise UpstreamError(f"no server offers {uri[:200]}", -32002, {"uri": uri[:200]}, "Resource not found")
+                raise _not_offered(uri)
             return server, own, await send(server, method, params_for(own))
         # A template's expansion goes to the servers whose template it expands (one that answers any URI
         # then answers no other server's, nor does one whose tool linked to it); a URI no template
@@ -321,7 +321,7 @@ class Federation:
             return server, uri, result
         if last is not None:
             raise last
-        raise UpstreamError(f"no server offers {uri[:200]}", -32002, {"uri": uri[:200]}, "Resource not found")
+        raise _not_offered(uri)
 
     def linked(self, server: str, blocks: Iterable[Any], claims: Claims) -> None:
         """Give the resource links and embedded resources among content ``blocks`` of ``server`` (a tool
@@ -337,10 +337,15 @@ class Federation:
                 continue
             if uri in claims.by_uri or MARKER in uri:
                 holder["uri"] = claims.outward(server, uri)
-            elif len(set(claims.expanders(uri, claims.template_servers))) > 1:
+            elif len(claims.expanders(uri, claims.template_servers)) > 1:
                 holder["uri"] = namespaced(uri, server)  # an expansion of a template two servers list
             else:
                 self.remember(uri, server)
+
+
+def _not_offered(uri: str) -> UpstreamError:
+    """The error for a URI no server of the caller's answers for (as a server says it: -32002)."""
+    return UpstreamError(f"no server offers {uri[:200]}", -32002, {"uri": uri[:200]}, "Resource not found")
 
 
 #: The content block types that name a resource by its URI.
