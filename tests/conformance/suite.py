@@ -1,10 +1,15 @@
-"""Running the official MCP conformance suite's server scenarios and reading its per-scenario results.
+"""Running the official MCP conformance suite's scenarios and reading its per-scenario results.
 
 ``conformance server --url URL --suite all -o DIR`` runs every server scenario in turn against one
 streamable HTTP endpoint and writes ``DIR/server-<scenario>-<timestamp>/checks.json`` for each: a list
 of checks, each ``SUCCESS``, ``FAILURE``, ``WARNING`` or ``INFO``. A scenario passes when none of its
 checks failed (the CLI's own rule for its exit code). A scenario that crashed or hung writes no file
 and counts as failed here.
+
+``conformance client --command CMD --scenario NAME -o DIR`` starts the scenario's own test server (and
+authorization server), runs ``CMD URL`` as the client under test and writes ``DIR/NAME-<timestamp>/
+checks.json`` (``auth/NAME`` scenarios one folder deeper). :func:`run_client_scenarios` runs every client
+scenario that way, a few at a time, each in its own output folder.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +32,9 @@ PARALLEL: Final = 4
 LIST_TIMEOUT: Final = 30.0
 RESULT_DIR: Final = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
 LISTED: Final = re.compile(r"^\s+- (?P<scenario>\S+)")
+#: A client scenario runs its own servers and the client's whole set-up (a fresh toolvet, its database).
+CLIENT_TIMEOUT: Final = 60.0
+CLIENT_PARALLEL: Final = 3
 
 
 @dataclass(frozen=True)
@@ -54,8 +63,46 @@ def server_scenarios() -> list[str]:
     return [match["scenario"] for line in listed.stdout.splitlines() if (match := LISTED.match(line))]
 
 
+def client_scenarios() -> list[str]:
+    """Every client scenario the installed suite knows (``conformance list --client``)."""
+    listed = subprocess.run(
+        [*_cli(), "list", "--client"], capture_output=True, text=True, timeout=LIST_TIMEOUT, check=True
+    )
+    return [match["scenario"] for line in listed.stdout.splitlines() if (match := LISTED.match(line))]
+
+
+def run_client_scenarios(command: list[str], out: Path, cwd: Path) -> dict[str, Outcome]:
+    """Run every client scenario with ``command`` (run in ``cwd``, the scenario's URL appended) as the
+    client under test; the outcome of each. One whose CLI wrote no result failed, with what it said."""
+
+    def one(scenario: str) -> Outcome:
+        folder = out / scenario.replace("/", "_")
+        arguments = ["client", "--command", " ".join(command), "--scenario", scenario, "-o", str(folder),
+                     "--timeout", str(int(CLIENT_TIMEOUT * 1000))]
+        try:
+            done = subprocess.run([*_cli(), *arguments], capture_output=True, text=True, cwd=cwd,
+                                  timeout=CLIENT_TIMEOUT + 15, check=False)
+            said = (done.stdout + done.stderr)[-600:]
+        except subprocess.TimeoutExpired:
+            said = f"stopped after {CLIENT_TIMEOUT + 15:.0f} s"
+        written = sorted(folder.rglob("checks.json"))
+        if not written:
+            return Outcome(False, (f"no result written; the CLI said: {said}",))
+        return _outcome(json.loads(written[-1].read_text()))
+
+    scenarios = client_scenarios()
+    with ThreadPoolExecutor(max_workers=CLIENT_PARALLEL) as pool:
+        return dict(zip(scenarios, pool.map(one, scenarios), strict=True))
+
+
+def python_module(module: str) -> list[str]:
+    """The command that runs ``module`` with this interpreter."""
+    return [sys.executable, "-m", module]
+
+
 def _outcome(checks: list[dict[str, Any]]) -> Outcome:
-    failures = tuple(f"{c['id']}: {c.get('errorMessage', '')}" for c in checks if c["status"] == "FAILURE")
+    failures = tuple(f"{c['id']}: {c.get('errorMessage') or c.get('description', '')}"
+                     for c in checks if c["status"] == "FAILURE")
     warnings = tuple(str(c["id"]) for c in checks if c["status"] == "WARNING")
     return Outcome(passed=not failures, failures=failures, warnings=warnings)
 

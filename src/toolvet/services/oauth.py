@@ -25,7 +25,7 @@ from toolvet.services.context import Context
 from toolvet.services.oauth_settings import opened
 from toolvet.upstream.guard import AddressGuard
 from toolvet.upstream.http import http_client
-from toolvet.upstream.oauth import Grant, OAuthConfig, TokenSource
+from toolvet.upstream.oauth import Grant, OAuthConfig, TokenSource, union_scopes
 
 CALLBACK_PATH = "/console/oauth/callback"
 
@@ -33,7 +33,7 @@ CALLBACK_PATH = "/console/oauth/callback"
 def _grant_of(ctx: Context, row: ServerOAuth) -> Grant:
     stored = opened(ctx, row).get("grant") or {}
     fields = {key: stored.get(key) for key in ("tokens", "expires_at", "client_info", "metadata", "resource_metadata",
-                                               "claimed_until")}
+                                               "claimed_until", "scope_asked")}
     reconnect = (row.error or "refused") if row.status == OAuthStatus.NEEDS_RECONNECT else None
     return Grant(**fields, needs_reconnect=reconnect, version=row.version)
 
@@ -93,9 +93,13 @@ def config_of(ctx: Context, server: Server) -> OAuthConfig:
     row = server.oauth
     assert row is not None and server.url is not None
     redirect = ctx.settings.resolved_public_url() + CALLBACK_PATH
+    sealed = opened(ctx, row)
+    # What the server asked for when it refused a token as too narrow is asked for again, with the
+    # operator's scope, by the next Connect (or by a machine client's next token).
+    asked = (sealed.get("grant") or {}).get("scope_asked")
     return OAuthConfig(server_url=server.url, grant=row.grant,  # type: ignore[arg-type]
-                       client_id=row.client_id, client_secret=opened(ctx, row).get("client_secret"),
-                       scope=row.scope, redirect_uri=redirect)
+                       client_id=row.client_id, client_secret=sealed.get("client_secret"),
+                       scope=union_scopes(row.scope, asked), redirect_uri=redirect)
 
 
 def flow_client(ctx: Context) -> httpx2.AsyncClient:

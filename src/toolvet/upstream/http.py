@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import anyio
 import httpx2
+from mcp.client.auth.utils import extract_field_from_www_auth
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -217,12 +218,16 @@ class HttpChannel:
         content = compact(message).encode()
         sent = await self._authorized(headers)
         async with self._post_once(content, sent) as response:
-            if response.status_code != 401 or self.auth is None:
+            narrow = response.status_code == 403 and _insufficient_scope(response)
+            if self.auth is None or not (response.status_code == 401 or narrow):
                 yield response
                 return
             await self._read_body(response)  # drained, so the connection goes back to the pool
-        sent = {**headers, "authorization": await self.auth.renew(sent["authorization"])}
-        async with self._post_once(content, sent) as response:
+        if narrow:
+            renewed = await self.auth.step_up(sent["authorization"], response)
+        else:
+            renewed = await self.auth.renew(sent["authorization"])
+        async with self._post_once(content, {**headers, "authorization": renewed}) as response:
             yield response
 
     @asynccontextmanager
@@ -392,10 +397,22 @@ class HttpChannel:
             except ChannelError:
                 pass  # the server gives up on an unanswered request itself
 
-    async def standing(self, hooks: Hooks) -> None:
+    async def standing(self, hooks: Hooks, ready: anyio.Event | None = None) -> None:
         """Read the session's standalone ``GET`` stream (what the server sends outside any request)
         into ``hooks`` until the server ends it; a server that serves none (405, no session) ends it
-        at once. The caller bounds it (the session's life)."""
+        at once. The caller bounds it (the session's life).
+
+        ``ready`` is set once the server has answered the ``GET`` (or the stream could not be had): a
+        server may drop what it sends outside a request while no such stream is open (the TypeScript
+        SDK's servers do, an elicitation asked during a call among them), so the session's first
+        request should wait for it."""
+        try:
+            await self._stand(hooks, ready)
+        finally:
+            if ready is not None:
+                ready.set()
+
+    async def _stand(self, hooks: Hooks, ready: anyio.Event | None) -> None:
         if self.session_id is None:
             return
         headers = self._headers({"accept": "text/event-stream"})
@@ -407,6 +424,8 @@ class HttpChannel:
         try:
             async with stream_within_origin(self.client, "GET", self.url, headers=headers,
                                             timeout=timeout) as response:
+                if ready is not None:
+                    ready.set()
                 content_type = response.headers.get("content-type", "").lower()
                 if response.status_code != 200 or not content_type.startswith("text/event-stream"):
                     return
@@ -462,6 +481,12 @@ async def answer(hooks: Hooks, request_id: Any, method: str, params: dict[str, A
         return {"jsonrpc": "2.0", "id": request_id, "error": error}
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
+
+
+def _insufficient_scope(response: httpx2.Response) -> bool:
+    """A 403 whose challenge says the token is too narrow (RFC 6750 ``insufficient_scope``): the one
+    refusal a wider token can cure."""
+    return extract_field_from_www_auth(response, "error") == "insufficient_scope"
 
 def _http_error_text(exc: httpx2.HTTPError, url: str) -> str:
     if isinstance(exc, httpx2.TimeoutException):

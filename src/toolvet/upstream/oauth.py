@@ -24,12 +24,18 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal, Protocol
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
 import httpx2
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, OAuthFlowError, OAuthTokenError
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
-from mcp.client.auth.utils import build_protected_resource_metadata_discovery_urls, handle_protected_resource_response
+from mcp.client.auth.utils import (
+    build_protected_resource_metadata_discovery_urls,
+    extract_field_from_www_auth,
+    handle_protected_resource_response,
+    union_scopes,
+)
 from mcp.shared.auth import (
     OAuthClientInformationFull,
     OAuthClientMetadata,
@@ -41,7 +47,8 @@ from pydantic import AnyUrl, ValidationError
 
 from toolvet.upstream.errors import ChannelError, NeedsReconnect
 
-__all__ = ["Consent", "Grant", "GrantStore", "OAuthConfig", "TokenSource", "obtain"]
+__all__ = ["Consent", "Grant", "GrantStore", "OAuthConfig", "TokenSource", "obtain", "token_auth_method",
+           "union_scopes"]
 
 GrantType = Literal["client_credentials", "authorization_code"]
 #: The body of a request sent only to be told 401 (what starts discovery); its answer is small.
@@ -82,6 +89,9 @@ class Grant:
     needs_reconnect: str | None = None
     #: A process is refreshing until then (seconds since the epoch): the others wait for its token.
     claimed_until: float | None = None
+    #: What the server asked for when it refused a token as too narrow (``insufficient_scope``), with
+    #: what was asked before: the scope the next authorization asks for, besides the operator's.
+    scope_asked: str | None = None
     #: Bumped by every save; a save names the version it read (compare-and-set).
     version: int = 0
 
@@ -192,9 +202,68 @@ async def _provider(
             client_id=config.client_id, client_secret=config.client_secret, redirect_uris=metadata.redirect_uris,
             grant_types=metadata.grant_types, token_endpoint_auth_method=metadata.token_endpoint_auth_method,
             scope=config.scope))
-    return OAuthClientProvider(config.server_url, metadata, storage,
-                               redirect_handler=consent.redirect if consent else None,
-                               callback_handler=consent.callback if consent else None)
+    callback = consent.callback if consent else None
+    if consent is not None and config.client_id and config.client_secret:
+        callback = _authenticating(consent.callback, lambda: provider, storage)
+    redirect = consent.redirect if consent else None
+    if consent is not None and config.scope:
+        redirect = _widened(consent.redirect, config.scope, lambda: provider)
+    provider = OAuthClientProvider(config.server_url, metadata, storage, redirect_handler=redirect,
+                                   callback_handler=callback)
+    return provider
+
+
+def _widened(
+    redirect: Callable[[str], Awaitable[None]], scope: str, provider: Callable[[], OAuthClientProvider]
+) -> Callable[[str], Awaitable[None]]:
+    """The consent's redirect, asking also for ``scope`` (the operator's, and what the server asked for
+    when it refused a token as too narrow). The flow picks the scope the server's challenge names,
+    whatever the client was configured with; toolvet asks for both, so neither the server's need nor
+    the operator's choice is dropped."""
+
+    async def going(url: str) -> None:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        asked = next((value for key, value in query if key == "scope"), None)
+        wanted = union_scopes(asked, scope) or scope
+        query = [(key, value) for key, value in query if key != "scope"] + [("scope", wanted)]
+        provider().context.client_metadata.scope = wanted  # what a token without a scope was granted
+        await redirect(urlunsplit(parts._replace(query=urlencode(query))))
+
+    return going
+
+
+def token_auth_method(metadata: OAuthMetadata | None) -> Literal["client_secret_basic", "client_secret_post"]:
+    """How a client registered by hand with a secret authenticates at the token endpoint: HTTP Basic
+    where the authorization server takes it (RFC 8414's default when its metadata names no methods,
+    and the method every server must take by RFC 6749), the secret in the form where it takes only that."""
+    supported = (metadata.token_endpoint_auth_methods_supported if metadata else None) or ["client_secret_basic"]
+    if "client_secret_basic" not in supported and "client_secret_post" in supported:
+        return "client_secret_post"
+    return "client_secret_basic"
+
+
+def _authenticating(
+    callback: Callable[[], Awaitable[AuthorizationCodeResult]], provider: Callable[[], OAuthClientProvider],
+    storage: _Memory,
+) -> Callable[[], Awaitable[AuthorizationCodeResult]]:
+    """The consent's callback, which also sets a hand-registered client's token-endpoint authentication
+    from the authorization server's metadata: the flow has read the metadata by the time the person
+    answers, and sends the token request right after (a registered client's method is the server's
+    answer to its registration, so only a hand-registered one needs this)."""
+
+    async def answered() -> AuthorizationCodeResult:
+        result = await callback()
+        context = provider().context
+        info = context.client_info
+        method = token_auth_method(context.oauth_metadata)
+        if info is not None and info.token_endpoint_auth_method != method:
+            info = info.model_copy(update={"token_endpoint_auth_method": method})
+            context.client_info = info
+            await storage.set_client_info(info)
+        return result
+
+    return answered
 
 
 def _restore(provider: OAuthClientProvider, grant: Grant) -> None:
@@ -328,6 +397,33 @@ class TokenSource:
             if self._usable(current, None, 0):
                 return f"Bearer {current.access_token}"
             raise NeedsReconnect(current.needs_reconnect or "the authorization changed while it was refreshed")
+
+    async def step_up(self, rejected: str, challenge: httpx2.Response) -> str:
+        """The server refused the token ``rejected`` as too narrow (403 ``insufficient_scope``): a token
+        for the wider scope it asks for, or NeedsReconnect. A machine client asks for one at once; an
+        authorization-code grant needs a person, so the server is marked ``needs reconnect`` and the
+        next Connect asks for the wider scope. The caller sends its request again once, not more."""
+        challenged = extract_field_from_www_auth(challenge, "scope")
+        async with self._lock:
+            grant = await self.store.load()
+            if self._usable(grant, rejected, 0):
+                return f"Bearer {grant.access_token}"  # widened meanwhile
+            granted = (grant.tokens or {}).get("scope")
+            wanted = union_scopes(union_scopes(grant.scope_asked, granted), challenged)
+            if wanted == grant.scope_asked and grant.scope_asked is not None and granted == wanted:
+                raise ChannelError(f"the server refuses a token granted the scope it asked for ({wanted!r})")
+            if self.config.grant == "authorization_code":
+                reason = (f"the server asks for more access than was granted (scope {challenged or '?'!r}): "
+                          "Connect again to grant it")
+                await self.store.save(replace(grant, scope_asked=wanted, needs_reconnect=reason), grant.version)
+                raise NeedsReconnect(reason)
+            wider = replace(self.config, scope=union_scopes(self.config.scope, wanted))
+            async with self.client() as client:
+                new = await obtain(client, wider, replace(grant, tokens=None, expires_at=None))
+            new = replace(new, scope_asked=wanted, claimed_until=None)
+            if not await self.store.save(new, grant.version):
+                raise ChannelError("the authorization changed while a wider token was asked for")
+            return f"Bearer {new.access_token}"
 
     async def _other_refresh(self, rejected: str | None) -> str:
         """Another process claimed the refresh: wait (bounded) for the token it stores."""

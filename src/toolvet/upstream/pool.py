@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import anyio.abc
@@ -50,6 +50,8 @@ __all__ = ["UpstreamPool"]
 log = logging.getLogger("toolvet.upstream")
 
 Key = tuple[str, str, bool]  # (server name, caller, whether the handshake era is asked for)
+#: How long a new handshake-era HTTP session waits for its server to answer the standing GET.
+STANDING_WAIT: Final = 2.0
 
 
 @dataclass
@@ -57,7 +59,7 @@ class _Pooled:
     target: Target
     session: Session
     #: Where what no request claims goes (the caller's, see ``upstream.standing``).
-    hooks: Hooks = NO_HOOKS
+    hooks: SessionHooks
     used: float = field(default_factory=time.monotonic)
     #: The task holding the session's standing stream open (handshake-era HTTP), or its
     #: ``subscriptions/listen`` (2026-07-28), ended with the session.
@@ -140,6 +142,8 @@ class UpstreamPool:
             with anyio.move_on_after(self.call_timeout) as scope:
                 for attempt in range(2):
                     pooled = await self._session(key, target)
+                    if hooks is not NO_HOOKS:
+                        pooled.hooks.open.append(hooks)
                     try:
                         return await pooled.session.request(method, params, WithSession(hooks, pooled.hooks), headers)
                     except SessionExpired as exc:
@@ -154,6 +158,8 @@ class UpstreamPool:
                         await self.drop(key)
                         raise UpstreamError(one_line(f"{server}: {exc}")) from None
                     finally:
+                        if hooks is not NO_HOOKS:
+                            pooled.hooks.open.remove(hooks)
                         pooled.used = time.monotonic()
             if scope.cancelled_caught:
                 raise UpstreamError(f"{server}: no answer within {self.call_timeout:g} s")
@@ -192,21 +198,26 @@ class UpstreamPool:
                                   max_depth=self.max_depth, auth=target.auth)
             pooled = _Pooled(target, await negotiate(channel, self.capabilities, handshake_first=handshake), hooks)
             if not pooled.session.modern and channel.session_id is not None:
-                self._stand(pooled, partial(channel.standing, hooks))
+                # The session is handed out once its standing stream is open (or refused, or slow to
+                # answer): what the server asks outside a request during the first call must find it.
+                ready = anyio.Event()
+                if self._stand(pooled, partial(channel.standing, hooks, ready)):
+                    with anyio.move_on_after(min(STANDING_WAIT, self.connect_timeout)):
+                        await ready.wait()
             return pooled
         if self._tg is None:
             raise RuntimeError("UpstreamPool.run() is not entered")
         started: _Pooled = await self._tg.start(self._own, target, handshake, hooks)
         return started
 
-    def _stand(self, pooled: _Pooled, run: Callable[[], Awaitable[Any]]) -> None:
+    def _stand(self, pooled: _Pooled, run: Callable[[], Awaitable[Any]]) -> bool:
         """Run ``run`` (a standing stream of ``pooled``'s) in a task of the pool's until the session ends
-        or the next standing stream replaces it."""
+        or the next standing stream replaces it; False when the session gets none (too many open)."""
         if pooled.standing is not None:
             pooled.standing.cancel()
         if self._tg is None or self._standing >= self.max_standing:
             log.info("%d standing streams are open: this session gets none", self._standing)
-            return
+            return False
         scope = pooled.standing = anyio.CancelScope()
         self._standing += 1
 
@@ -220,8 +231,9 @@ class UpstreamPool:
                 self._standing -= 1
 
         self._tg.start_soon(stand)
+        return True
 
-    async def _own(self, target: Target, handshake: bool, hooks: Hooks, *,
+    async def _own(self, target: Target, handshake: bool, hooks: SessionHooks, *,
                    task_status: anyio.abc.TaskStatus[_Pooled]) -> None:
         """The task that holds one stream session open, from its start until it is dropped or dies."""
         started = False

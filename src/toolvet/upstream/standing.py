@@ -60,12 +60,19 @@ NO_STANDING: Final[Standing] = _Nobody()
 
 
 class SessionHooks(Hooks):
-    """The hooks of one pooled session for what no request claims: handed to the pool's Standing."""
+    """The hooks of one pooled session for what no request claims: handed to the pool's Standing.
+
+    A request the server asks on the standing stream while requests of the session are open goes to
+    the latest of them, as on a stdio or SSE stream (``upstream.streams``): a server need not relate
+    what it asks during a call to the call (the TypeScript SDK's ``server.request`` does not), and the
+    caller that made the call is the one who can answer it."""
 
     def __init__(self, standing: Standing, server: str, caller: str) -> None:
         self.standing = standing
         self.server = server
         self.caller = caller
+        #: The hooks of the session's requests in flight, oldest first (kept by the pool).
+        self.open: list[Hooks] = []
 
     async def notification(self, method: str, params: dict[str, Any] | None) -> None:
         if method in SESSION_NOTIFICATIONS:
@@ -74,6 +81,8 @@ class SessionHooks(Hooks):
     async def request(self, method: str, params: dict[str, Any] | None) -> Any:
         if method == "ping":
             return {}
+        if self.open:
+            return await self.open[-1].request(method, params)
         return await self.standing.request(self.server, self.caller, method, params)
 
 
