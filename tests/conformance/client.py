@@ -11,9 +11,10 @@ temporary folder, served on loopback; the URL registered as an upstream (``auth 
 ``auth/*`` scenarios, with the grant and client the context names); an operator's consent given in the
 console (Connect, then the authorization server's redirect back to toolvet's callback) where the grant
 is the authorization code; one discovery pass; then every tool discovered called through toolvet's
-``/mcp/servers/{name}`` by the MCP SDK's client, as an app would, answering an elicitation the upstream
-sends through toolvet with the defaults of the schema it asks for. Everything toolvet says to the
-server is toolvet's own upstream client (protocol, transport, OAuth): that is what the suite judges.
+``/mcp/servers/{name}`` by the MCP SDK's client, as an app would (in the handshake era, or at 2026-07-28
+when ``TOOLVET_CONFORMANCE_APP_MODE`` says so), answering an elicitation the upstream sends through
+toolvet with the defaults of the schema it asks for. Everything toolvet says to the server is toolvet's
+own upstream client (protocol, transport, OAuth): that is what the suite judges.
 
 It prints what it did and exits non-zero when a step failed, so a scenario's stderr tells why.
 """
@@ -139,7 +140,8 @@ async def call_every_tool(url: str, token: str) -> list[str]:
     endpoint = f"{url}/mcp/servers/{NAME}"
     async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=BOUND) as http:
         transport = streamable_http_client(endpoint, http_client=http)
-        async with Client(transport, mode="legacy", elicitation_callback=elicit) as client:
+        mode = os.environ.get("TOOLVET_CONFORMANCE_APP_MODE", "legacy")
+        async with Client(transport, mode=mode, elicitation_callback=elicit) as client:
             listed = await client.list_tools()
             say(f"tools through toolvet: {[tool.name for tool in listed.tools]}")
             reconnect: list[str] = []

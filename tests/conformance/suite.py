@@ -15,6 +15,7 @@ scenario that way, a few at a time, each in its own output folder.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -71,9 +72,12 @@ def client_scenarios() -> list[str]:
     return [match["scenario"] for line in listed.stdout.splitlines() if (match := LISTED.match(line))]
 
 
-def run_client_scenarios(command: list[str], out: Path, cwd: Path) -> dict[str, Outcome]:
-    """Run every client scenario with ``command`` (run in ``cwd``, the scenario's URL appended) as the
-    client under test; the outcome of each. One whose CLI wrote no result failed, with what it said."""
+def run_client_scenarios(
+    command: list[str], out: Path, cwd: Path, *, scenarios: list[str] | None = None, env: dict[str, str] | None = None
+) -> dict[str, Outcome]:
+    """Run each client scenario (every one the suite lists, unless ``scenarios`` names some) with
+    ``command`` (run in ``cwd`` with ``env`` added to this environment, the scenario's URL appended) as
+    the client under test; the outcome of each. One whose CLI wrote no result failed, with what it said."""
 
     def one(scenario: str) -> Outcome:
         folder = out / scenario.replace("/", "_")
@@ -81,7 +85,7 @@ def run_client_scenarios(command: list[str], out: Path, cwd: Path) -> dict[str, 
                      "--timeout", str(int(CLIENT_TIMEOUT * 1000))]
         try:
             done = subprocess.run([*_cli(), *arguments], capture_output=True, text=True, cwd=cwd,
-                                  timeout=CLIENT_TIMEOUT + 15, check=False)
+                                  env={**os.environ, **(env or {})}, timeout=CLIENT_TIMEOUT + 15, check=False)
             said = (done.stdout + done.stderr)[-600:]
         except subprocess.TimeoutExpired:
             said = f"stopped after {CLIENT_TIMEOUT + 15:.0f} s"
@@ -90,7 +94,7 @@ def run_client_scenarios(command: list[str], out: Path, cwd: Path) -> dict[str, 
             return Outcome(False, (f"no result written; the CLI said: {said}",))
         return _outcome(json.loads(written[-1].read_text()))
 
-    scenarios = client_scenarios()
+    scenarios = client_scenarios() if scenarios is None else scenarios
     with ThreadPoolExecutor(max_workers=CLIENT_PARALLEL) as pool:
         return dict(zip(scenarios, pool.map(one, scenarios), strict=True))
 

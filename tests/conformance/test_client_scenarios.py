@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from tests.conformance.suite import Outcome, python_module, run_client_scenarios
+from tests.conformance.suite import Outcome, client_scenarios, python_module, run_client_scenarios
 from tests.real_software import node22, npm_package
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -39,3 +39,16 @@ def test_toolvet_passes_every_client_scenario_it_supports(tmp_path: Path) -> Non
     assert not failing, f"{len(failing)} client scenarios fail with toolvet as the client:\n" + _report(failing)
     stale = {name: outcomes[name] for name in NOT_SUPPORTED if outcomes.get(name, Outcome(False)).passed}
     assert not stale, "scenarios listed as not supported now pass; remove them:\n" + _report(stale)
+
+
+def test_an_app_of_the_2026_07_28_era_gets_the_same_from_every_scenario_that_is_not_about_auth(tmp_path: Path) -> None:
+    """The app behind toolvet speaks 2026-07-28 while the scenarios' servers speak the handshake era:
+    an elicitation reaches it as an ``InputRequiredResult`` and its retry answers the server's request.
+    (Authorization is between toolvet and the server; the app's era does not touch it.)"""
+    node22(), npm_package("@modelcontextprotocol/conformance")
+    scenarios = [name for name in client_scenarios() if not name.startswith("auth/")]
+    assert "elicitation-sep1034-client-defaults" in scenarios
+    outcomes = run_client_scenarios(python_module("tests.conformance.client"), tmp_path, ROOT, scenarios=scenarios,
+                                    env={"TOOLVET_CONFORMANCE_APP_MODE": "2026-07-28"})
+    failing = {name: o for name, o in outcomes.items() if not o.passed}
+    assert not failing, "client scenarios failing with a 2026-07-28 app:\n" + _report(failing)
