@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import anyio
@@ -128,6 +128,16 @@ class _Resumption:
     retry_ms: int | None = None
 
 
+@dataclass
+class _Awaited:
+    """A request whose answer is awaited on an SSE stream: the scope its reading runs in, cancelled when
+    the answer arrives on another stream of the session instead, and that answer with its text."""
+
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    reply: dict[str, Any] | None = None
+    text: bytes | None = None
+
+
 class HttpChannel:
     """Streamable-HTTP pipe to one endpoint; keeps the ``Mcp-Session-Id`` of a handshake-era session."""
 
@@ -161,6 +171,8 @@ class HttpChannel:
         #: The JSON text of the last reply, as received (a JSON body, or the data of the SSE event that
         #: answered), or None when the last request got no parsed reply. Listing digests hash it.
         self.reply_text: bytes | None = None
+        #: Requests whose answers are awaited on SSE streams, by id (see :meth:`_deliver`).
+        self._awaited: dict[int, _Awaited] = {}
 
     def _headers(self, extra: Mapping[str, str]) -> dict[str, str]:
         merged = {**self.headers, **_BASE_HEADERS}
@@ -187,6 +199,9 @@ class HttpChannel:
         if version := headers.get("mcp-protocol-version"):
             self.last_version = version
         self.reply_text = None
+        if self.session_id is not None:
+            # Awaited from before the POST leaves: its answer may come first on another stream.
+            self._awaited[message["id"]] = _Awaited()
         try:
             async with self._post(message, headers) as response:
                 reply = await self._read_reply(method, message["id"], response, hooks)
@@ -200,6 +215,8 @@ class HttpChannel:
                     await self.notify("notifications/cancelled",
                                       {"requestId": message["id"], "reason": "the caller gave up"}, headers)
             raise
+        finally:
+            self._awaited.pop(message["id"], None)
         result = _unwrap(reply)
         if method == "initialize" and isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
             self.last_version = result["protocolVersion"]
@@ -322,20 +339,40 @@ class HttpChannel:
         # notifications and server requests that come first go to the hooks. A stream the server
         # closes before answering, after naming its events, is resumed with GET and Last-Event-ID
         # (the server's polling pattern), a bounded number of times.
+        # An answer that arrives on another stream of the session (the standing GET, another request's)
+        # answers it too: a server may send it wherever a stream is open, and the SDK's client takes it
+        # from any stream.
         cursor = _Resumption()
-        reply = await self._read_stream(response, request_id, hooks, cursor)
-        for _ in range(_RESUMPTIONS):
-            if reply is not None or cursor.last_id is None:
-                break
-            await anyio.sleep(min((cursor.retry_ms or 0) / 1000, _MAX_RETRY_WAIT))
-            async with self._resume(cursor.last_id) as resumed:
-                content_type = resumed.headers.get("content-type", "").lower()
-                if resumed.status_code >= 400 or not content_type.startswith("text/event-stream"):
-                    raise ChannelError(f"SSE stream ended without a response (resuming it: HTTP {resumed.status_code})")
-                reply = await self._read_stream(resumed, request_id, hooks, cursor)
+        awaited = self._awaited.get(request_id) or _Awaited()  # a session's requests are awaited already
+        reply: dict[str, Any] | None = None
+        with awaited.scope:
+            reply = await self._read_stream(response, request_id, hooks, cursor)
+            for _ in range(_RESUMPTIONS):
+                if reply is not None or cursor.last_id is None:
+                    break
+                await anyio.sleep(min((cursor.retry_ms or 0) / 1000, _MAX_RETRY_WAIT))
+                async with self._resume(cursor.last_id) as resumed:
+                    content_type = resumed.headers.get("content-type", "").lower()
+                    if resumed.status_code >= 400 or not content_type.startswith("text/event-stream"):
+                        raise ChannelError("SSE stream ended without a response "
+                                           f"(resuming it: HTTP {resumed.status_code})")
+                    reply = await self._read_stream(resumed, request_id, hooks, cursor)
+        if awaited.reply is not None:
+            self.reply_text = awaited.text
+            return awaited.reply
         if reply is None:
             raise ChannelError("SSE stream ended without a response")
         return reply
+
+    def _deliver(self, reply: dict[str, Any], text: bytes) -> bool:
+        """Hand ``reply`` to the request it answers if that request awaits it on another stream."""
+        request_id = reply.get("id")
+        awaited = self._awaited.get(request_id) if isinstance(request_id, int) else None
+        if awaited is None or awaited.reply is not None:
+            return False
+        awaited.reply, awaited.text = reply, text
+        awaited.scope.cancel()
+        return True
 
     async def _read_stream(
         self, response: httpx2.Response, request_id: int, hooks: Hooks, cursor: _Resumption
@@ -367,6 +404,8 @@ class HttpChannel:
         if reply is not None and reply.get("id") in (request_id, None):
             self.reply_text = event.data.encode()
             return reply
+        if reply is not None:
+            self._deliver(reply, event.data.encode())
         return None
 
     @asynccontextmanager
@@ -437,6 +476,8 @@ class HttpChannel:
                     parsed = loads(event.data)
                     if isinstance(parsed, dict) and isinstance(parsed.get("method"), str):
                         await self._server_message(parsed, hooks)
+                    elif (reply := _pick_reply(parsed)) is not None:
+                        self._deliver(reply, event.data.encode())
         except (httpx2.HTTPError, httpx2.SSEError, ValueError) as exc:
             raise ChannelError(f"the standalone stream ended: {type(exc).__name__}") from exc
 
@@ -482,11 +523,11 @@ async def answer(hooks: Hooks, request_id: Any, method: str, params: dict[str, A
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-
 def _insufficient_scope(response: httpx2.Response) -> bool:
     """A 403 whose challenge says the token is too narrow (RFC 6750 ``insufficient_scope``): the one
     refusal a wider token can cure."""
     return extract_field_from_www_auth(response, "error") == "insufficient_scope"
+
 
 def _http_error_text(exc: httpx2.HTTPError, url: str) -> str:
     if isinstance(exc, httpx2.TimeoutException):
