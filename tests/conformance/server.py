@@ -36,10 +36,14 @@ import mcp.types as types
 import uvicorn
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
+from mcp.server.sse import SseServerTransport
+from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tests.upstreams import Upstream, serve
 
@@ -575,6 +579,24 @@ def conformance_app(state: ConformanceState | None = None) -> Starlette:
     return build_server(state).streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS)
 
 
+def conformance_sse_app(state: ConformanceState | None = None) -> ASGIApp:
+    """The same server over the legacy HTTP+SSE transport: the stream at ``/sse``, messages at
+    ``/messages/`` (one session per stream)."""
+    server = build_server(state)
+    sse = SseServerTransport("/messages/")
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == "/sse" and scope["method"] == "GET":
+            async with sse.connect_sse(scope, receive, send) as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+        elif scope["type"] == "http" and scope["path"].startswith("/messages/"):
+            await sse.handle_post_message(scope, receive, send)
+        elif scope["type"] == "http":
+            await PlainTextResponse("not found", status_code=404)(scope, receive, send)
+
+    return app
+
+
 @contextmanager
 def conformance_server(state: ConformanceState | None = None) -> Iterator[Upstream]:
     """Serve the conformance server on a free 127.0.0.1 port in a background thread."""
@@ -582,12 +604,23 @@ def conformance_server(state: ConformanceState | None = None) -> Iterator[Upstre
         yield upstream
 
 
+async def serve_stdio() -> None:
+    """Serve the same server on this process's stdin and stdout (one session)."""
+    server = build_server()
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--port", type=int, default=8765, help="loopback port (default 8765)")
-    port = parser.parse_args().port
-    print(f"conformance server at http://127.0.0.1:{port}/mcp", flush=True)
-    uvicorn.run(conformance_app(), host="127.0.0.1", port=port, log_level="warning")
+    parser.add_argument("--stdio", action="store_true", help="serve on stdin and stdout instead of HTTP")
+    options = parser.parse_args()
+    if options.stdio:
+        anyio.run(serve_stdio)
+        return
+    print(f"conformance server at http://127.0.0.1:{options.port}/mcp", flush=True)
+    uvicorn.run(conformance_app(), host="127.0.0.1", port=options.port, log_level="warning")
 
 
 if __name__ == "__main__":

@@ -8,23 +8,27 @@ of a conforming server.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import anyio.to_thread
 import pytest
 
 from tests.conformance.proxy import bearer_proxy_server
-from tests.conformance.server import conformance_server
+from tests.conformance.server import conformance_server, conformance_sse_app
 from tests.conformance.suite import Outcome, run_server_scenarios
 from tests.gateway.conftest import ADMIN, Toolvet
-from toolvet.services import preferences
+from tests.upstreams import serve
+from toolvet.services import discovery, preferences, servers
 
 # Scenarios that cannot pass against the SDK-built server, with the reason. None so far: see
 # docs/conformance.md for the two warnings server-sse-polling reports.
 IMPOSSIBLE_DIRECTLY: Final[dict[str, str]] = {}
 TOKEN: Final = "conformance-proxy-token"
+ROOT: Final = Path(__file__).resolve().parents[2]
 
 
 def _report(outcomes: dict[str, Outcome]) -> str:
@@ -57,12 +61,30 @@ def test_the_proxy_adds_the_bearer_token_and_changes_no_outcome(direct: dict[str
     assert rebinding, "the proxy did not forward the client's Host header"
 
 
+@contextmanager
+def upstream_over(transport: str) -> Iterator[dict[str, Any]]:
+    """The conformance server over ``transport``, as toolvet registers it."""
+    if transport == "stdio":
+        yield {"command": sys.executable, "args": ["-m", "tests.conformance.server", "--stdio"], "cwd": str(ROOT)}
+    elif transport == "sse":
+        with serve(conformance_sse_app(), "/sse") as server:
+            yield {"url": server.url, "transport": "sse"}
+    else:
+        with conformance_server() as server:
+            yield {"url": server.url}
+
+
 @pytest.mark.anyio
+@pytest.mark.parametrize("transport", ["streamable-http", "stdio", "sse"])
 async def test_no_scenario_that_passes_directly_fails_through_toolvet(
-    direct: dict[str, Outcome], toolvet: Toolvet, tmp_path: Path
+    direct: dict[str, Outcome], toolvet: Toolvet, tmp_path: Path, transport: str
 ):
-    with conformance_server() as server:
-        await toolvet.register("conformance", server.url)
+    """The suite against toolvet's endpoint for the conformance server, which toolvet reaches over
+    ``transport``: what the suite's client sends crosses toolvet's upstream client on each of them."""
+    with upstream_over(transport) as registration:
+        servers.create_server(toolvet.ctx, ADMIN, {"name": "conformance", **registration})
+        [run] = await discovery.discover(toolvet.ctx, ADMIN, ["conformance"])
+        assert run.status == "ok", run.error
         # Every call runs without an approval dialog, so the scenarios see the server's own answers.
         preferences.set_permission_mode(toolvet.ctx, ADMIN, "alice", "allow")
         with toolvet.serve():
@@ -70,5 +92,5 @@ async def test_no_scenario_that_passes_directly_fails_through_toolvet(
             with bearer_proxy_server(endpoint, toolvet.alice) as proxy:
                 through = await anyio.to_thread.run_sync(run_server_scenarios, proxy.url, tmp_path)
     broken = {name: through[name] for name, o in direct.items() if o.passed and not through[name].passed}
-    message = f"{len(broken)} of {len(direct)} scenarios pass directly but fail through toolvet:\n"
+    message = f"{len(broken)} of {len(direct)} scenarios pass directly but fail through toolvet ({transport}):\n"
     assert not broken, message + _report(broken)
