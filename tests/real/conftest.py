@@ -228,10 +228,15 @@ async def typescript_client(sdk: str, url: str, token: str, calls: list[dict[str
     request = json.dumps({"url": url, "token": token, "calls": calls, **extra})
     # Both packages run on node >= 20, so the machine's own node runs the script.
     command = [str(system_node()), str(JS / "client.mjs"), sdk, str(node_modules()), request]
+    return await printed_json(command, f"the TypeScript {sdk} client")
+
+
+async def printed_json(command: list[str], who: str) -> dict[str, Any]:
+    """Run a client program (bounded); the JSON object it printed, or the test fails with its stderr."""
     with anyio.fail_after(BOUND):
         done = await anyio.run_process(command, check=False)
     stderr = done.stderr.decode(errors="replace").strip()
-    assert done.returncode == 0, f"the TypeScript {sdk} client failed: {stderr[-2000:]}"
+    assert done.returncode == 0, f"{who} failed ({done.returncode}): {stderr[-2000:]}"
     answer: dict[str, Any] = json.loads(done.stdout)
     return answer
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import anyio
 import pytest
 
-from tests.real.conftest import BOUND, NAMES, World, canonical
+from tests.real.conftest import NAMES, World, canonical, printed_json
 from tests.real_software import node22, npm_package
 
 pytestmark = pytest.mark.anyio
@@ -26,12 +25,7 @@ async def inspector(world: World, method: str, *arguments: str) -> dict[str, Any
     launcher = npm_package("@modelcontextprotocol/inspector") / "clients" / "launcher" / "build" / "index.js"
     command = [str(node22()), str(launcher), "--cli", world.toolvet.mcp, "--transport", "http",
                "--header", f"Authorization: Bearer {world.toolvet.alice}", "--method", method, *arguments]
-    with anyio.fail_after(BOUND):
-        done = await anyio.run_process(command, check=False)
-    stderr = done.stderr.decode(errors="replace").strip()
-    assert done.returncode == 0, f"the Inspector failed ({done.returncode}): {stderr[-2000:]}"
-    answer: dict[str, Any] = json.loads(done.stdout)
-    return answer
+    return await printed_json(command, "the Inspector")
 
 
 async def test_the_inspector_lists_every_tool_toolvet_offers(world: World) -> None:

@@ -17,7 +17,7 @@ import httpx2
 import pytest
 from cryptography.fernet import Fernet
 
-from tests.servers.oauth_server import ProtectedUpstream, protected_server
+from tests.servers.oauth_server import SCOPE, ProtectedUpstream, protected_server
 from tests.upstreams import bound_socket, modern_http_server, serve
 from toolvet.api.app import create_app
 from toolvet.db.models import ServerOAuth
@@ -26,6 +26,7 @@ from toolvet.services import discovery, oauth, preferences, servers, tokens
 from toolvet.services.auth import Principal, Role
 from toolvet.services.context import Context
 from toolvet.settings import Settings
+from toolvet.upstream.oauth import Grant
 
 ADMIN = Principal(actor="test:admin", role=Role.ADMIN)
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
@@ -300,3 +301,24 @@ def test_a_refused_consent_is_reported_and_stores_nothing(pair: tuple[Toolvet, P
     shown = servers.get_server(toolvet.ctx, ADMIN, "locked")
     assert shown.oauth is not None and shown.oauth.status.value == "not connected"
     assert upstream.authority.access == {}
+
+
+def test_a_scope_the_server_asked_for_later_is_asked_for_by_every_later_connect(
+    pair: tuple[Toolvet, ProtectedUpstream]
+) -> None:
+    # A server refused a token as too narrow and asked for more (a step-up): what it asked for is kept
+    # with the grant, a Connect asks for it, and the Connect's grant keeps it for the next one.
+    toolvet, _ = pair
+    with toolvet.ctx.db.transaction() as session:
+        row = session.get(ServerOAuth, 1)
+        assert row is not None
+        asked = Grant(scope_asked=SCOPE, needs_reconnect="the server asks for more access")
+        assert oauth.write_grant(toolvet.ctx, session, 1, asked, row.version)
+    with toolvet.ctx.db.transaction() as session:
+        server = oauth.load_oauth_server(session, "locked")
+        assert oauth.config_of(toolvet.ctx, server).scope == SCOPE
+    with signed_in(toolvet) as browser:
+        assert "Connected locked." in consent(browser, toolvet, "locked").text
+    stored = anyio.run(oauth.DbGrantStore(toolvet.ctx, 1).load)
+    assert stored.access_token is not None and stored.needs_reconnect is None
+    assert stored.scope_asked == SCOPE

@@ -29,7 +29,7 @@ from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
 from toolvet.services.oauth import config_of, flow_client, load_oauth_server, write_grant
-from toolvet.services.oauth_settings import oauth_out
+from toolvet.services.oauth_settings import oauth_out, opened
 from toolvet.upstream.errors import NeedsReconnect, describe
 from toolvet.upstream.oauth import Consent, Grant, OAuthConfig, obtain
 
@@ -68,7 +68,10 @@ def _store_now(ctx: Context, principal: Principal, name: str, server_id: int, ob
         if row is None:
             raise UpstreamError(f"{name}: the server no longer uses OAuth")
         before = oauth_out(row)
-        if not write_grant(ctx, session, server_id, replace(obtained, needs_reconnect=None), row.version):
+        # What the server asked for beyond the first grant stays asked for by later Connects.
+        asked = (opened(ctx, row).get("grant") or {}).get("scope_asked")
+        fresh = replace(obtained, needs_reconnect=None, scope_asked=asked)
+        if not write_grant(ctx, session, server_id, fresh, row.version):
             raise UpstreamError(f"{name}: its authorization changed while it was being stored; connect again")
         session.refresh(row)
         audit.record(session, principal, "server.connect", "server", f"server:{name}", before, oauth_out(row))
