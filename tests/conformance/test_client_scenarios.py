@@ -41,14 +41,13 @@ def test_toolvet_passes_every_client_scenario_it_supports(tmp_path: Path) -> Non
     assert not stale, "scenarios listed as not supported now pass; remove them:\n" + _report(stale)
 
 
-def test_an_app_of_the_2026_07_28_era_gets_the_same_from_every_scenario_that_is_not_about_auth(tmp_path: Path) -> None:
-    """The app behind toolvet speaks 2026-07-28 while the scenarios' servers speak the handshake era:
-    an elicitation reaches it as an ``InputRequiredResult`` and its retry answers the server's request.
-    (Authorization is between toolvet and the server; the app's era does not touch it.)"""
+def test_an_app_of_the_2026_07_28_era_answers_the_elicitation_scenario(tmp_path: Path) -> None:
+    """The app behind toolvet speaks 2026-07-28 while the scenario's server speaks the handshake era: the
+    elicitation reaches it as an ``InputRequiredResult`` and its retry answers the server's request. (The
+    other scenarios are between toolvet and the server; the app's era does not touch them.)"""
     node22(), npm_package("@modelcontextprotocol/conformance")
-    scenarios = [name for name in client_scenarios() if not name.startswith("auth/")]
-    assert "elicitation-sep1034-client-defaults" in scenarios
-    outcomes = run_client_scenarios(python_module("tests.conformance.client"), tmp_path, ROOT, scenarios=scenarios,
+    scenario = "elicitation-sep1034-client-defaults"
+    assert scenario in client_scenarios()
+    outcomes = run_client_scenarios(python_module("tests.conformance.client"), tmp_path, ROOT, scenarios=[scenario],
                                     env={"TOOLVET_CONFORMANCE_APP_MODE": "2026-07-28"})
-    failing = {name: o for name, o in outcomes.items() if not o.passed}
-    assert not failing, "client scenarios failing with a 2026-07-28 app:\n" + _report(failing)
+    assert outcomes[scenario].passed, outcomes[scenario].describe()
