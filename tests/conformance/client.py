@@ -28,31 +28,21 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
 import anyio
 import httpx2
-from cryptography.fernet import Fernet
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import ElicitRequestParams, ElicitResult
 
-from tests.upstreams import bound_socket, serve
-from toolvet.api.app import create_app
+from tests.oauth_console import ADMIN, CSRF, Toolvet, authorize_url, running_toolvet, signed_in
 from toolvet.schemas.tools import TokenCreate
 from toolvet.services import discovery, preferences, servers, tokens
-from toolvet.services.auth import Principal, Role
-from toolvet.services.context import Context
-from toolvet.settings import Settings
 
-ADMIN: Final = Principal(actor="conformance:admin", role=Role.ADMIN)
 NAME: Final = "upstream"
 BOUND: Final = 20.0
-CSRF: Final = re.compile(r'name="csrf" value="([^"]+)"')
-CONTINUE: Final = re.compile(r'id="continue" href="([^"]+)"')
 #: Arguments for the tools the scenarios offer; any other tool is called with none.
 ARGUMENTS: Final[dict[str, dict[str, Any]]] = {"add_numbers": {"a": 5, "b": 3}}
 
@@ -77,41 +67,15 @@ def oauth_settings(scenario: str, context: dict[str, Any]) -> dict[str, Any] | N
     return settings
 
 
-@contextmanager
-def served_toolvet(home: Path) -> Iterator[tuple[Context, str, str, str]]:
-    """toolvet on a loopback port that it knows as its public URL: context, URL, operator and consumer
-    tokens."""
-    sock = bound_socket()
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    settings = Settings(home=home, database_url=f"sqlite:///{home}/toolvet.sqlite3",
-                        secret_key=Fernet.generate_key().decode(), public_url=url)
-    ctx = Context.open(settings)
-    try:
-        operator = tokens.create_token(ctx, ADMIN, TokenCreate(role="operator", name="ops")).token
-        app = tokens.create_token(ctx, ADMIN, TokenCreate(role="consumer", user="app", name="app")).token
-        preferences.set_permission_mode(ctx, ADMIN, "app", "allow")
-        with serve(create_app(ctx), "", sock):
-            yield ctx, url, operator, app
-    finally:
-        ctx.close()
-
-
-def connect(url: str, operator: str) -> None:
+def connect(toolvet: Toolvet) -> None:
     """An operator's consent: sign in to the console, click Connect, follow the authorization server's
     redirects back to toolvet's callback; the page it lands on must say the server is connected."""
-    with httpx2.Client(base_url=url, timeout=BOUND) as browser:
-        signed = browser.post("/console/login", data={"token": operator, "next": "/console/servers"})
-        if signed.status_code != 303:
-            raise SystemExit(f"console sign-in: {signed.status_code} {signed.text[:300]}")
+    with signed_in(toolvet) as browser:
         page = browser.get(f"/console/servers/{NAME}")
         csrf = CSRF.search(page.text)
         if csrf is None:
             raise SystemExit(f"no Connect form on the server's page: {page.status_code}")
-        going = browser.post(f"/console/servers/{NAME}/connect", data={"csrf": csrf.group(1)})
-        link = CONTINUE.search(going.text)
-        if going.status_code != 200 or link is None:
-            raise SystemExit(f"Connect: {going.status_code} {_flash(going.text)}")
-        landed = browser.get(html.unescape(link.group(1)), follow_redirects=True)
+        landed = browser.get(authorize_url(browser, NAME, csrf.group(1)), follow_redirects=True)
         say(f"connect: landed on {landed.url.path} ({landed.status_code}): {_flash(landed.text)}")
         if f"Connected {NAME}." not in landed.text:
             raise SystemExit("the consent did not connect the server")
@@ -154,7 +118,10 @@ async def call_every_tool(url: str, token: str) -> list[str]:
 
 
 async def run(server_url: str, scenario: str, context: dict[str, Any], home: Path) -> None:
-    with served_toolvet(home) as (ctx, url, operator, app):
+    with running_toolvet(home) as toolvet:
+        ctx, url = toolvet.ctx, toolvet.url
+        app = tokens.create_token(ctx, ADMIN, TokenCreate(role="consumer", user="app", name="app")).token
+        preferences.set_permission_mode(ctx, ADMIN, "app", "allow")
         settings = oauth_settings(scenario, context)
         server: dict[str, Any] = {"name": NAME, "url": server_url}
         if settings is not None:
@@ -162,7 +129,7 @@ async def run(server_url: str, scenario: str, context: dict[str, Any], home: Pat
         servers.create_server(ctx, ADMIN, server)
         say(f"registered {server_url} ({'oauth2 ' + json.dumps(settings) if settings is not None else 'no auth'})")
         if settings is not None and settings.get("grant") != "client_credentials":
-            await anyio.to_thread.run_sync(connect, url, operator)
+            await anyio.to_thread.run_sync(connect, toolvet)
         with anyio.fail_after(BOUND):
             [pass_] = await discovery.discover(ctx, ADMIN, [NAME])
         say(f"discovery: {pass_.status} (+{pass_.added}) {pass_.error or ''}")
@@ -173,7 +140,7 @@ async def run(server_url: str, scenario: str, context: dict[str, Any], home: Pat
         if reconnect and settings is not None:
             # What an operator does when a server says it needs more access: Connect it again (toolvet
             # asks for the wider scope), and the app calls again.
-            await anyio.to_thread.run_sync(connect, url, operator)
+            await anyio.to_thread.run_sync(connect, toolvet)
             with anyio.fail_after(BOUND):
                 again = await call_every_tool(url, app)
             if again:

@@ -30,7 +30,8 @@ from toolvet.upstream.oauth import Grant, OAuthConfig, TokenSource, union_scopes
 CALLBACK_PATH = "/console/oauth/callback"
 
 
-def _grant_of(ctx: Context, row: ServerOAuth) -> Grant:
+def grant_of(ctx: Context, row: ServerOAuth) -> Grant:
+    """The grant stored (sealed) in ``row``."""
     stored = opened(ctx, row).get("grant") or {}
     fields = {key: stored.get(key) for key in ("tokens", "expires_at", "client_info", "metadata", "resource_metadata",
                                                "claimed_until", "scope_asked")}
@@ -50,7 +51,7 @@ class DbGrantStore:
             row = session.get(ServerOAuth, self.server_id)
             if row is None:
                 return Grant(needs_reconnect="the server no longer uses OAuth")
-            return _grant_of(self.ctx, row)
+            return grant_of(self.ctx, row)
 
     async def load(self) -> Grant:
         return await anyio.to_thread.run_sync(self._load)
@@ -93,12 +94,11 @@ def config_of(ctx: Context, server: Server) -> OAuthConfig:
     row = server.oauth
     assert row is not None and server.url is not None
     redirect = ctx.settings.resolved_public_url() + CALLBACK_PATH
-    sealed = opened(ctx, row)
     # What the server asked for when it refused a token as too narrow is asked for again, with the
     # operator's scope, by the next Connect (or by a machine client's next token).
-    asked = (sealed.get("grant") or {}).get("scope_asked")
+    asked = grant_of(ctx, row).scope_asked
     return OAuthConfig(server_url=server.url, grant=row.grant,  # type: ignore[arg-type]
-                       client_id=row.client_id, client_secret=sealed.get("client_secret"),
+                       client_id=row.client_id, client_secret=opened(ctx, row).get("client_secret"),
                        scope=union_scopes(row.scope, asked), redirect_uri=redirect)
 
 

@@ -28,8 +28,8 @@ from toolvet.schemas.oauth import OAuthGrant
 from toolvet.services import audit
 from toolvet.services.auth import Permission, Principal
 from toolvet.services.context import Context
-from toolvet.services.oauth import config_of, flow_client, load_oauth_server, write_grant
-from toolvet.services.oauth_settings import oauth_out, opened
+from toolvet.services.oauth import config_of, flow_client, grant_of, load_oauth_server, write_grant
+from toolvet.services.oauth_settings import oauth_out
 from toolvet.upstream.errors import NeedsReconnect, describe
 from toolvet.upstream.oauth import Consent, Grant, OAuthConfig, obtain
 
@@ -69,8 +69,7 @@ def _store_now(ctx: Context, principal: Principal, name: str, server_id: int, ob
             raise UpstreamError(f"{name}: the server no longer uses OAuth")
         before = oauth_out(row)
         # What the server asked for beyond the first grant stays asked for by later Connects.
-        asked = (opened(ctx, row).get("grant") or {}).get("scope_asked")
-        fresh = replace(obtained, needs_reconnect=None, scope_asked=asked)
+        fresh = replace(obtained, needs_reconnect=None, scope_asked=grant_of(ctx, row).scope_asked)
         if not write_grant(ctx, session, server_id, fresh, row.version):
             raise UpstreamError(f"{name}: its authorization changed while it was being stored; connect again")
         session.refresh(row)

@@ -364,15 +364,13 @@ class HttpChannel:
             raise ChannelError("SSE stream ended without a response")
         return reply
 
-    def _deliver(self, reply: dict[str, Any], text: bytes) -> bool:
+    def _deliver(self, reply: dict[str, Any], text: bytes) -> None:
         """Hand ``reply`` to the request it answers if that request awaits it on another stream."""
         request_id = reply.get("id")
         awaited = self._awaited.get(request_id) if isinstance(request_id, int) else None
-        if awaited is None or awaited.reply is not None:
-            return False
-        awaited.reply, awaited.text = reply, text
-        awaited.scope.cancel()
-        return True
+        if awaited is not None and awaited.reply is None:
+            awaited.reply, awaited.text = reply, text
+            awaited.scope.cancel()
 
     async def _read_stream(
         self, response: httpx2.Response, request_id: int, hooks: Hooks, cursor: _Resumption
